@@ -1,0 +1,93 @@
+//! Who is calling and what they may do. The HTTP and MCP adapters turn a bearer credential
+//! into a [`Caller`] (see `service::accounts::authenticate`); every service starts with
+//! `caller.require(Scope::..)`.
+
+use crate::{Error, Result};
+
+/// The two permission levels of the interface (section 5).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// View presentations the user can access.
+    Read,
+    /// View, create, edit, share, trash.
+    Manage,
+}
+
+/// How the caller proved who they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// An API key: accepted for read and manage operations alike.
+    ApiKey { key_id: i64 },
+    /// An OAuth access token carrying the scopes it was granted.
+    OAuth { token_id: i64, scopes: Vec<Scope> },
+}
+
+/// An authenticated account acting through one credential.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub user_id: i64,
+    pub username: String,
+    /// The team the account belongs to, if any (`visibility: team` needs one).
+    pub team_id: Option<i64>,
+    pub credential: Credential,
+}
+
+impl Caller {
+    /// Fails with 403 when the credential lacks `scope`. `manage` implies `read`.
+    pub fn require(&self, scope: Scope) -> Result<()> {
+        match &self.credential {
+            Credential::ApiKey { .. } => Ok(()),
+            Credential::OAuth { scopes, .. } => {
+                let ok = scopes.contains(&scope)
+                    || (scope == Scope::Read && scopes.contains(&Scope::Manage));
+                if ok {
+                    Ok(())
+                } else {
+                    Err(Error::forbidden(match scope {
+                        Scope::Read => "this operation needs the 'read' scope",
+                        Scope::Manage => "this operation needs the 'manage' scope",
+                    }))
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caller(credential: Credential) -> Caller {
+        Caller {
+            user_id: 1,
+            username: "u".into(),
+            team_id: None,
+            credential,
+        }
+    }
+
+    #[test]
+    fn api_keys_may_read_and_manage() {
+        let c = caller(Credential::ApiKey { key_id: 1 });
+        assert!(c.require(Scope::Read).is_ok());
+        assert!(c.require(Scope::Manage).is_ok());
+    }
+
+    #[test]
+    fn read_tokens_cannot_manage_and_manage_tokens_can_read() {
+        let read = caller(Credential::OAuth {
+            token_id: 1,
+            scopes: vec![Scope::Read],
+        });
+        assert!(read.require(Scope::Read).is_ok());
+        assert!(matches!(
+            read.require(Scope::Manage),
+            Err(Error::Forbidden(_))
+        ));
+        let manage = caller(Credential::OAuth {
+            token_id: 2,
+            scopes: vec![Scope::Manage],
+        });
+        assert!(manage.require(Scope::Read).is_ok());
+    }
+}

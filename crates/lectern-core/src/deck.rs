@@ -1,0 +1,523 @@
+//! Decks: the closed value sets of interface 2.5 (themes, visibility, transitions), the
+//! validated inputs of `create_deck` and `update_deck`, and slugs.
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::html::{Notes, SlideHtml};
+use crate::{Error, Result};
+
+/// Declares an enum of fixed strings with `as_str`, `parse`, the list of all values, JSON
+/// serialisation and an OpenAPI schema listing the values.
+macro_rules! string_enum {
+    ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, utoipa::ToSchema)]
+        pub enum $name {
+            $(#[serde(rename = $text)] $variant),+
+        }
+
+        impl $name {
+            /// Every value, in the interface's order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+
+            /// The value as the interface spells it.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+
+            /// The value spelled `text`, if there is one.
+            pub fn parse(text: &str) -> Option<Self> {
+                match text { $($text => Some($name::$variant),)+ _ => None }
+            }
+
+            /// All values joined by ", ", for error messages.
+            pub fn list() -> String {
+                [$($text),+].join(", ")
+            }
+        }
+    };
+}
+
+string_enum! {
+    /// Who may see a deck (2.5.3).
+    Visibility { All => "all", Private => "self", Team => "team" }
+}
+
+string_enum! {
+    /// Color presets (2.5.1).
+    ThemeColor {
+        WhiteBlue => "white-blue", SandBlue => "sand-blue", BeigeBrown => "beige-brown",
+        SilverGreen => "silver-green", SilverBlue => "silver-blue", SkyBlue => "sky-blue",
+        BlueYellow => "blue-yellow", CobaltOrange => "cobalt-orange",
+        AsphaltOrange => "asphalt-orange", ForestYellow => "forest-yellow",
+        MintBeige => "mint-beige", SeaYellow => "sea-yellow", YellowBlack => "yellow-black",
+        CoralBlue => "coral-blue", GreyBlue => "grey-blue", BlackBlue => "black-blue",
+        BlackMint => "black-mint", BlackOrange => "black-orange",
+    }
+}
+
+string_enum! {
+    /// Font presets (2.5.2).
+    ThemeFont {
+        Montserrat => "montserrat", League => "league", Opensans => "opensans",
+        Josefine => "josefine", Palatino => "palatino", News => "news",
+        Helvetica => "helvetica", Merriweather => "merriweather", Asul => "asul",
+        Sketch => "sketch", Quicksand => "quicksand", Overpass2 => "overpass2",
+    }
+}
+
+string_enum! {
+    /// Slide and background transitions: the reveal.js names.
+    Transition {
+        None => "none", Fade => "fade", Slide => "slide", Convex => "convex",
+        Concave => "concave", Zoom => "zoom",
+    }
+}
+
+/// Defaults on creation (interface 2.5 and the README's API notes).
+pub mod defaults {
+    use super::*;
+    pub const TITLE: &str = "Untitled deck";
+    pub const WIDTH: i64 = 1280;
+    pub const HEIGHT: i64 = 720;
+    pub const MARGIN: f64 = 0.0;
+    pub const THEME_COLOR: ThemeColor = ThemeColor::WhiteBlue;
+    pub const THEME_FONT: ThemeFont = ThemeFont::Montserrat;
+    pub const VISIBILITY: Visibility = Visibility::Private;
+    /// reveal.js's own default slide transition.
+    pub const TRANSITION: Transition = Transition::Slide;
+    /// reveal.js's own default background transition.
+    pub const BACKGROUND_TRANSITION: Transition = Transition::Fade;
+    pub const LANGUAGE: &str = "en";
+}
+
+/// Longest title, in characters.
+pub const MAX_TITLE_CHARS: usize = 255;
+/// Longest description, in characters.
+pub const MAX_DESCRIPTION_CHARS: usize = 5_000;
+/// Largest canvas side, in pixels (the interface only sets the minimum of 1).
+pub const MAX_CANVAS_PX: i64 = i32::MAX as i64;
+
+/// One slide of a `create_deck` request.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewSlide {
+    pub html: SlideHtml,
+    pub notes: Option<Notes>,
+}
+
+/// A validated `create_deck` body with every default filled in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewDeck {
+    pub title: String,
+    pub description: String,
+    pub width: i64,
+    pub height: i64,
+    pub margin: f64,
+    pub theme_color: ThemeColor,
+    pub theme_font: ThemeFont,
+    pub visibility: Visibility,
+    pub slides: Vec<NewSlide>,
+}
+
+/// A validated `update_deck` body: the fields to change.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DeckPatch {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub width: Option<i64>,
+    pub height: Option<i64>,
+    pub margin: Option<f64>,
+    pub theme_color: Option<ThemeColor>,
+    pub theme_font: Option<ThemeFont>,
+    pub visibility: Option<Visibility>,
+}
+
+impl DeckPatch {
+    /// Whether the patch changes nothing.
+    pub fn is_empty(&self) -> bool {
+        *self == DeckPatch::default()
+    }
+}
+
+/// Keys both create and update accept.
+const DECK_FIELDS: &[&str] = &[
+    "title",
+    "description",
+    "width",
+    "height",
+    "margin",
+    "theme_color",
+    "theme_font",
+    "visibility",
+];
+
+/// Deck fields the API returns but never takes.
+const READ_ONLY_FIELDS: &[&str] = &[
+    "id",
+    "url",
+    "urls",
+    "slug",
+    "slide_count",
+    "css",
+    "transition",
+    "background_transition",
+    "rtl",
+    "loop",
+    "language",
+    "thumbnail_url",
+    "created_at",
+    "updated_at",
+    "trashed_at",
+    "deck_html",
+    "slide_ids",
+    "owner",
+];
+
+impl NewDeck {
+    /// Validates a `create_deck` body (absent, `null` or an object).
+    pub fn from_json(body: Option<Value>) -> Result<Self> {
+        let mut fields = Fields::new(body, "request body")?;
+        fields.reject_unknown(|k| DECK_FIELDS.contains(&k) || k == "slides")?;
+        let common = fields.deck_fields()?;
+        let slides = match fields.take("slides") {
+            None | Some(Value::Null) => vec![NewSlide {
+                html: SlideHtml::blank(),
+                notes: None,
+            }],
+            Some(Value::Array(items)) if items.is_empty() => {
+                return Err(Error::invalid("slides must contain at least one slide"));
+            }
+            Some(Value::Array(items)) => items
+                .into_iter()
+                .enumerate()
+                .map(|(i, item)| parse_new_slide(i, item))
+                .collect::<Result<_>>()?,
+            Some(_) => return Err(Error::invalid("slides must be an array of slide objects")),
+        };
+        Ok(NewDeck {
+            title: common.title.unwrap_or_else(|| defaults::TITLE.to_string()),
+            description: common.description.unwrap_or_default(),
+            width: common.width.unwrap_or(defaults::WIDTH),
+            height: common.height.unwrap_or(defaults::HEIGHT),
+            margin: common.margin.unwrap_or(defaults::MARGIN),
+            theme_color: common.theme_color.unwrap_or(defaults::THEME_COLOR),
+            theme_font: common.theme_font.unwrap_or(defaults::THEME_FONT),
+            visibility: common.visibility.unwrap_or(defaults::VISIBILITY),
+            slides,
+        })
+    }
+}
+
+impl DeckPatch {
+    /// Validates an `update_deck` body. Read-only and unknown keys answer 422.
+    pub fn from_json(body: Option<Value>) -> Result<Self> {
+        let mut fields = Fields::new(body, "request body")?;
+        fields.reject_unknown(|k| DECK_FIELDS.contains(&k))?;
+        fields.deck_fields()
+    }
+}
+
+fn parse_new_slide(index: usize, item: Value) -> Result<NewSlide> {
+    let mut fields = Fields::new(Some(item), &format!("slides[{index}]"))?;
+    fields.reject_unknown(|k| k == "html" || k == "notes")?;
+    let html = match fields.take("html") {
+        None | Some(Value::Null) => SlideHtml::blank(),
+        Some(Value::String(s)) => SlideHtml::parse(&s)
+            .map_err(|e| Error::invalid(format!("slides[{index}].html: {e}")))?,
+        Some(_) => {
+            return Err(Error::invalid(format!(
+                "slides[{index}].html must be a string"
+            )));
+        }
+    };
+    let notes = parse_notes(&format!("slides[{index}].notes"), fields.take("notes"))?;
+    Ok(NewSlide { html, notes })
+}
+
+/// Parses an optional `notes` value: a string up to 10,000 characters, or null.
+pub fn parse_notes(name: &str, value: Option<Value>) -> Result<Option<Notes>> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Notes::parse(s)
+            .map(Some)
+            .map_err(|e| Error::invalid(format!("{name}: {e}"))),
+        Some(_) => Err(Error::invalid(format!("{name} must be a string or null"))),
+    }
+}
+
+/// A JSON object being taken apart field by field, with messages that name the field.
+pub struct Fields {
+    map: Map<String, Value>,
+    context: String,
+}
+
+impl Fields {
+    /// Starts from an optional body: absent and `null` are an empty object; anything but an
+    /// object answers 422.
+    pub fn new(body: Option<Value>, context: &str) -> Result<Self> {
+        let map = match body {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(map)) => map,
+            Some(_) => return Err(Error::invalid(format!("{context} must be a JSON object"))),
+        };
+        Ok(Fields {
+            map,
+            context: context.to_string(),
+        })
+    }
+
+    /// Fails on the first key `allowed` refuses, saying whether it is read-only or unknown.
+    pub fn reject_unknown(&self, allowed: impl Fn(&str) -> bool) -> Result<()> {
+        let mut bad: Vec<&String> = self.map.keys().filter(|k| !allowed(k)).collect();
+        bad.sort();
+        match bad.first() {
+            None => Ok(()),
+            Some(k) if READ_ONLY_FIELDS.contains(&k.as_str()) && self.context == "request body" => {
+                Err(Error::invalid(format!("field '{k}' is read-only")))
+            }
+            Some(k) if k.as_str() == "slides" => Err(Error::invalid(
+                "field 'slides' is not accepted here; use the slide operations",
+            )),
+            Some(k) => Err(Error::invalid(format!(
+                "unknown field '{k}' in {}",
+                self.context
+            ))),
+        }
+    }
+
+    /// Removes and returns a field.
+    pub fn take(&mut self, key: &str) -> Option<Value> {
+        self.map.remove(key)
+    }
+
+    fn string(&mut self, key: &str, max_chars: usize) -> Result<Option<String>> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::String(s)) if s.chars().count() <= max_chars => Ok(Some(s)),
+            Some(Value::String(_)) => Err(Error::invalid(format!(
+                "{key} must be at most {max_chars} characters"
+            ))),
+            Some(_) => Err(Error::invalid(format!("{key} must be a string"))),
+        }
+    }
+
+    fn canvas_side(&mut self, key: &str) -> Result<Option<i64>> {
+        let msg = || Error::invalid(format!("{key} must be an integer >= 1"));
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::Number(n)) => {
+                let v = n.as_i64().ok_or_else(msg)?;
+                if v < 1 {
+                    return Err(msg());
+                }
+                if v > MAX_CANVAS_PX {
+                    return Err(Error::invalid(format!(
+                        "{key} must be at most {MAX_CANVAS_PX}"
+                    )));
+                }
+                Ok(Some(v))
+            }
+            Some(_) => Err(msg()),
+        }
+    }
+
+    fn fraction(&mut self, key: &str, max: f64) -> Result<Option<f64>> {
+        let msg = || Error::invalid(format!("{key} must be a number from 0 to {max}"));
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::Number(n)) => {
+                let v = n.as_f64().ok_or_else(msg)?;
+                if !(0.0..=max).contains(&v) {
+                    return Err(msg());
+                }
+                Ok(Some(v))
+            }
+            Some(_) => Err(msg()),
+        }
+    }
+
+    fn one_of<T>(
+        &mut self,
+        key: &str,
+        parse: fn(&str) -> Option<T>,
+        list: fn() -> String,
+    ) -> Result<Option<T>> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => parse(&s)
+                .map(Some)
+                .ok_or_else(|| Error::invalid(format!("{key} must be one of: {}", list()))),
+            Some(_) => Err(Error::invalid(format!(
+                "{key} must be a string, one of: {}",
+                list()
+            ))),
+        }
+    }
+
+    /// The deck fields shared by create and update.
+    fn deck_fields(&mut self) -> Result<DeckPatch> {
+        Ok(DeckPatch {
+            title: self.string("title", MAX_TITLE_CHARS)?,
+            description: self.string("description", MAX_DESCRIPTION_CHARS)?,
+            width: self.canvas_side("width")?,
+            height: self.canvas_side("height")?,
+            margin: self.fraction("margin", 1.0)?,
+            theme_color: self.one_of("theme_color", ThemeColor::parse, ThemeColor::list)?,
+            theme_font: self.one_of("theme_font", ThemeFont::parse, ThemeFont::list)?,
+            visibility: self.one_of("visibility", Visibility::parse, Visibility::list)?,
+        })
+    }
+}
+
+/// Longest slug, in characters.
+const MAX_SLUG_CHARS: usize = 60;
+
+/// The URL-safe base slug of a title: lowercase ASCII letters and digits joined by single
+/// hyphens; `deck` when nothing is left.
+pub fn slugify(title: &str) -> String {
+    let mut slug = String::new();
+    for c in title.chars() {
+        if c.is_ascii_alphanumeric() {
+            if slug.len() >= MAX_SLUG_CHARS {
+                break;
+            }
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.is_empty() && !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug = slug.trim_end_matches('-');
+    if slug.is_empty() {
+        "deck".to_string()
+    } else {
+        slug.to_string()
+    }
+}
+
+/// The first of `base`, `base-2`, `base-3`, ... that is not taken.
+pub fn unique_slug(base: &str, taken: &HashSet<String>) -> String {
+    if !taken.contains(base) {
+        return base.to_string();
+    }
+    (2..)
+        .map(|n| format!("{base}-{n}"))
+        .find(|s| !taken.contains(s))
+        .expect("an unbounded counter always finds a free slug")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn invalid(result: Result<impl std::fmt::Debug>) -> String {
+        match result {
+            Err(Error::Invalid(m)) => m,
+            other => panic!("expected 422, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_empty_create_body_gets_every_default_and_one_blank_slide() {
+        for body in [None, Some(Value::Null), Some(json!({}))] {
+            let d = NewDeck::from_json(body).unwrap();
+            assert_eq!(d.title, "Untitled deck");
+            assert_eq!((d.width, d.height, d.margin), (1280, 720, 0.0));
+            assert_eq!(d.theme_color, ThemeColor::WhiteBlue);
+            assert_eq!(d.theme_font, ThemeFont::Montserrat);
+            assert_eq!(d.visibility, Visibility::Private);
+            assert_eq!(d.slides.len(), 1);
+            assert_eq!(d.slides[0].html, SlideHtml::blank());
+        }
+    }
+
+    #[test]
+    fn create_rejects_each_bad_field() {
+        let cases = [
+            (json!({"width": 0}), "width"),
+            (json!({"width": 1.5}), "width"),
+            (json!({"width": "100"}), "width"),
+            (json!({"height": -1}), "height"),
+            (json!({"margin": 1.01}), "margin"),
+            (json!({"margin": -0.1}), "margin"),
+            (json!({"margin": "0"}), "margin"),
+            (json!({"theme_color": "pink"}), "theme_color"),
+            (json!({"theme_font": "comic"}), "theme_font"),
+            (json!({"visibility": "public"}), "visibility"),
+            (json!({"title": 5}), "title"),
+            (json!({"title": null}), "title"),
+            (json!({"description": []}), "description"),
+            (json!({"slides": []}), "at least one"),
+            (json!({"slides": {}}), "array"),
+            (
+                json!({"slides": [{"html": "<div></div>"}]}),
+                "slides[0].html",
+            ),
+            (
+                json!({"slides": [{"notes": "x".repeat(10_001)}]}),
+                "slides[0].notes",
+            ),
+            (
+                json!({"slides": [{"html": "<section></section>", "title": "x"}]}),
+                "'title'",
+            ),
+            (json!({"slides": [5]}), "slides[0]"),
+            (json!({"bogus": 1}), "'bogus'"),
+            (json!({"css": "x"}), "'css'"),
+            (json!([1]), "JSON object"),
+        ];
+        for (body, needle) in cases {
+            let msg = invalid(NewDeck::from_json(Some(body.clone())));
+            assert!(msg.contains(needle), "{body}: {msg:?} lacks {needle:?}");
+        }
+    }
+
+    #[test]
+    fn create_accepts_boundaries() {
+        let d = NewDeck::from_json(Some(json!({
+            "width": 1, "height": 1, "margin": 1, "title": "", "visibility": "all",
+            "slides": [{"html": "<section>a</section>", "notes": null}, {"notes": "n"}, {}]
+        })))
+        .unwrap();
+        assert_eq!((d.width, d.height, d.margin), (1, 1, 1.0));
+        assert_eq!(d.slides.len(), 3);
+        assert_eq!(d.slides[1].notes.as_ref().unwrap().as_str(), "n");
+    }
+
+    #[test]
+    fn update_rejects_read_only_and_unknown_keys_and_slides() {
+        assert!(invalid(DeckPatch::from_json(Some(json!({"slug": "x"})))).contains("read-only"));
+        assert!(invalid(DeckPatch::from_json(Some(json!({"id": 3})))).contains("read-only"));
+        assert!(invalid(DeckPatch::from_json(Some(json!({"nope": 3})))).contains("unknown"));
+        assert!(invalid(DeckPatch::from_json(Some(json!({"slides": []})))).contains("slides"));
+        let p = DeckPatch::from_json(Some(json!({"title": "T", "margin": 0.5}))).unwrap();
+        assert_eq!(p.title.as_deref(), Some("T"));
+        assert_eq!(p.margin, Some(0.5));
+        assert!(DeckPatch::from_json(None).unwrap().is_empty());
+    }
+
+    #[test]
+    fn slugs_follow_the_title_and_stay_unique() {
+        assert_eq!(slugify("Hello, World!"), "hello-world");
+        assert_eq!(slugify("  Q3 -- Review  "), "q3-review");
+        assert_eq!(slugify("Ünïcode"), "n-code");
+        assert_eq!(slugify("!!!"), "deck");
+        assert!(slugify(&"a".repeat(500)).len() <= 60);
+        let taken: HashSet<String> = ["intro", "intro-2"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(unique_slug("intro", &taken), "intro-3");
+        assert_eq!(unique_slug("other", &taken), "other");
+    }
+
+    #[test]
+    fn enums_round_trip_their_text() {
+        assert_eq!(ThemeColor::ALL.len(), 18);
+        assert_eq!(ThemeFont::ALL.len(), 12);
+        for c in ThemeColor::ALL {
+            assert_eq!(ThemeColor::parse(c.as_str()), Some(*c));
+        }
+        assert_eq!(Visibility::parse("self"), Some(Visibility::Private));
+    }
+}

@@ -1,0 +1,55 @@
+//! The one error type of the application core. Every adapter (REST, MCP, CLI) maps it to its
+//! own surface; the REST mapping lives in `src/http/error.rs`.
+
+use std::fmt;
+
+/// Why an operation failed, in the terms of the interface (section 7).
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No valid credential (401).
+    #[error("{0}")]
+    Unauthorized(String),
+    /// The credential or account cannot perform the operation (403).
+    #[error("{0}")]
+    Forbidden(String),
+    /// The resource does not exist or belongs to someone else (404).
+    #[error("{0}")]
+    NotFound(String),
+    /// Invalid parameters or body (422).
+    #[error("{0}")]
+    Invalid(String),
+    /// A fault that is not the caller's: storage down, a bug. Logged, answered generically.
+    #[error("internal error: {0}")]
+    Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// Shorthand for results of the core.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// A 422 with the given message.
+    pub fn invalid(msg: impl fmt::Display) -> Self {
+        Error::Invalid(msg.to_string())
+    }
+
+    /// A 404 with the given message.
+    pub fn not_found(msg: impl fmt::Display) -> Self {
+        Error::NotFound(msg.to_string())
+    }
+
+    /// A 403 with the given message.
+    pub fn forbidden(msg: impl fmt::Display) -> Self {
+        Error::Forbidden(msg.to_string())
+    }
+
+    /// Wraps any fault as an internal error.
+    pub fn internal(err: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Error::Internal(err.into())
+    }
+
+    /// The standard "deck not found" answer, used for missing decks and other accounts' decks
+    /// alike so that a deck's existence never leaks.
+    pub fn deck_not_found() -> Self {
+        Error::NotFound("deck not found".into())
+    }
+}

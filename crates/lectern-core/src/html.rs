@@ -1,0 +1,348 @@
+//! The slide HTML rules of interface 2.9.1, in one place: a slide is exactly one `<section>`,
+//! with no `<section>` inside it and only known attributes on it. The input is parsed with
+//! html5ever (through `scraper`), which builds the same tree a browser would; the stored form
+//! is re-serialised from that tree with `data-id` set to the slide id.
+
+use scraper::{ElementRef, Html, Node};
+
+use crate::{Error, Result};
+
+/// Largest accepted slide HTML, in bytes. The interface sets no limit; this keeps one slide
+/// from filling the database and is far above any hand-made slide.
+pub const MAX_SLIDE_HTML_BYTES: usize = 1_000_000;
+
+/// Largest speaker notes, in characters (interface section 8).
+pub const MAX_NOTES_CHARS: usize = 10_000;
+
+/// Attributes allowed on a slide's `<section>` besides the `data-background*` and
+/// `data-auto-animate*` families: the reveal.js per-slide settings and the global
+/// presentation attributes.
+const ALLOWED_SECTION_ATTRIBUTES: &[&str] = &[
+    "class",
+    "id",
+    "style",
+    "title",
+    "lang",
+    "dir",
+    "hidden",
+    "data-id",
+    "data-transition",
+    "data-transition-speed",
+    "data-autoslide",
+    "data-state",
+    "data-visibility",
+    "data-timing",
+    "data-notes",
+    "data-menu-title",
+    "data-markdown",
+    "data-separator",
+    "data-separator-vertical",
+    "data-separator-notes",
+    "data-charset",
+];
+
+/// Whether `name` may appear on a slide's `<section>`.
+pub fn is_allowed_section_attribute(name: &str) -> bool {
+    ALLOWED_SECTION_ATTRIBUTES.contains(&name)
+        || name.starts_with("data-background")
+        || name.starts_with("data-auto-animate")
+}
+
+/// A slide's HTML that passed the rules: one `<section>` with allowed attributes, stored
+/// without its `data-id` (the id is added by [`SlideHtml::render`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlideHtml {
+    /// Attributes of the section in document order, without `data-id`.
+    attributes: Vec<(String, String)>,
+    /// The section's content, serialised by html5ever.
+    inner: String,
+}
+
+impl SlideHtml {
+    /// The blank slide: an empty `<section>`.
+    pub fn blank() -> Self {
+        SlideHtml {
+            attributes: Vec::new(),
+            inner: String::new(),
+        }
+    }
+
+    /// Checks `input` against the slide rules.
+    pub fn parse(input: &str) -> Result<Self> {
+        if input.len() > MAX_SLIDE_HTML_BYTES {
+            return Err(Error::invalid(format!(
+                "html is larger than {MAX_SLIDE_HTML_BYTES} bytes"
+            )));
+        }
+        let doc = Html::parse_fragment(input);
+        // A fragment parses into <html> holding the top-level nodes.
+        let root = doc
+            .root_element()
+            .children()
+            .find_map(ElementRef::wrap)
+            .filter(|e| e.value().name() == "html")
+            .unwrap_or_else(|| doc.root_element());
+        let mut section = None;
+        for child in root.children() {
+            match child.value() {
+                Node::Element(el) => {
+                    if el.name() != "section" {
+                        return Err(Error::invalid(format!(
+                            "html must be a single <section> element; found <{}> outside it",
+                            el.name()
+                        )));
+                    }
+                    if section.is_some() {
+                        return Err(Error::invalid(
+                            "html must contain exactly one <section> element; found more than one",
+                        ));
+                    }
+                    section = ElementRef::wrap(child);
+                }
+                Node::Text(text) if text.trim().is_empty() => {}
+                Node::Text(_) => {
+                    return Err(Error::invalid(
+                        "html must be a single <section> element; found text outside it",
+                    ));
+                }
+                // Comments, doctypes and processing instructions outside the section are
+                // dropped.
+                _ => {}
+            }
+        }
+        let section = section.ok_or_else(|| {
+            Error::invalid("html must contain exactly one <section> element; found none")
+        })?;
+        if section
+            .descendants()
+            .skip(1)
+            .filter_map(ElementRef::wrap)
+            .any(|e| e.value().name() == "section")
+        {
+            return Err(Error::invalid(
+                "nested <section> elements are not allowed in a slide",
+            ));
+        }
+        let mut attributes = Vec::new();
+        for (name, value) in section.value().attrs() {
+            if !is_allowed_section_attribute(name) {
+                return Err(Error::invalid(format!(
+                    "attribute '{name}' is not allowed on a slide's <section>"
+                )));
+            }
+            if name != "data-id" {
+                attributes.push((name.to_string(), value.to_string()));
+            }
+        }
+        Ok(SlideHtml {
+            attributes,
+            inner: section.inner_html(),
+        })
+    }
+
+    /// The stored and returned form: the section with `data-id` equal to the slide id first.
+    pub fn render(&self, slide_id: &str) -> String {
+        let mut out = String::with_capacity(self.inner.len() + 64);
+        out.push_str("<section data-id=\"");
+        push_attribute_value(&mut out, slide_id);
+        out.push('"');
+        for (name, value) in &self.attributes {
+            out.push(' ');
+            out.push_str(name);
+            out.push_str("=\"");
+            push_attribute_value(&mut out, value);
+            out.push('"');
+        }
+        out.push('>');
+        out.push_str(&self.inner);
+        out.push_str("</section>");
+        out
+    }
+}
+
+/// Escapes an attribute value for a double-quoted attribute.
+fn push_attribute_value(out: &mut String, value: &str) {
+    for c in value.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\u{a0}' => out.push_str("&nbsp;"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// Speaker notes that passed the length rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Notes(String);
+
+impl Notes {
+    /// Checks the 10,000-character limit (characters, not bytes).
+    pub fn parse(input: String) -> Result<Self> {
+        if input.chars().count() > MAX_NOTES_CHARS {
+            return Err(Error::invalid(format!(
+                "notes must be at most {MAX_NOTES_CHARS} characters"
+            )));
+        }
+        Ok(Notes(input))
+    }
+
+    /// The notes text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The notes text, owned.
+    pub fn into_string(self) -> String {
+        self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn ok(input: &str) -> SlideHtml {
+        SlideHtml::parse(input).unwrap_or_else(|e| panic!("{input:?} rejected: {e}"))
+    }
+
+    fn rejected(input: &str) -> String {
+        match SlideHtml::parse(input) {
+            Err(Error::Invalid(msg)) => msg,
+            other => panic!("{input:?} was not rejected: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_simple_section_is_accepted_and_gets_the_slide_id() {
+        let html = ok("<section><h1>Hello</h1><p>World</p></section>");
+        assert_eq!(
+            html.render("abc"),
+            "<section data-id=\"abc\"><h1>Hello</h1><p>World</p></section>"
+        );
+    }
+
+    #[test]
+    fn surrounding_whitespace_and_comments_are_fine() {
+        let html = ok("  <!-- intro -->\n<section><!-- inner --><p>x</p></section>\n");
+        assert_eq!(
+            html.render("s"),
+            "<section data-id=\"s\"><!-- inner --><p>x</p></section>"
+        );
+    }
+
+    #[test]
+    fn the_blank_slide_is_an_empty_section() {
+        assert_eq!(
+            SlideHtml::blank().render("a"),
+            "<section data-id=\"a\"></section>"
+        );
+        assert_eq!(ok("<section></section>"), SlideHtml::blank());
+    }
+
+    #[test]
+    fn a_client_data_id_never_overrides_the_slide_id() {
+        let html = ok("<section data-id=\"evil\" class=\"x\"></section>");
+        assert_eq!(
+            html.render("real"),
+            "<section data-id=\"real\" class=\"x\"></section>"
+        );
+    }
+
+    #[test]
+    fn reveal_attributes_are_accepted() {
+        ok(
+            r##"<section data-background-color="#fff" data-background-image="a.png"
+            data-transition="zoom" data-auto-animate data-auto-animate-id="a"
+            class="c" id="i" style="color:red"></section>"##,
+        );
+    }
+
+    #[test]
+    fn nested_sections_are_rejected() {
+        assert!(rejected("<section><section>a</section></section>").contains("nested"));
+        assert!(rejected("<section><div><section></section></div></section>").contains("nested"));
+    }
+
+    #[test]
+    fn two_sections_are_rejected() {
+        assert!(rejected("<section>a</section><section>b</section>").contains("more than one"));
+    }
+
+    #[test]
+    fn no_section_is_rejected() {
+        assert!(rejected("").contains("found none"));
+        assert!(rejected("   ").contains("found none"));
+        assert!(rejected("<!-- only a comment -->").contains("found none"));
+        assert!(rejected("<div>hi</div>").contains("<div>"));
+    }
+
+    #[test]
+    fn text_outside_the_section_is_rejected() {
+        assert!(rejected("hello <section></section>").contains("text outside"));
+        assert!(rejected("<section></section> trailing").contains("text outside"));
+    }
+
+    #[test]
+    fn unknown_attributes_are_rejected() {
+        assert!(rejected("<section onclick=\"x()\"></section>").contains("onclick"));
+        assert!(rejected("<section data-foo=\"1\"></section>").contains("data-foo"));
+    }
+
+    #[test]
+    fn malformed_markup_is_repaired_or_rejected_like_a_browser_would() {
+        // An unclosed section is closed by the parser, as in a browser.
+        assert_eq!(
+            ok("<section><p>hi").render("a"),
+            "<section data-id=\"a\"><p>hi</p></section>"
+        );
+        // A section opened inside an unclosed one is a nested section.
+        assert!(rejected("<section><p>a<section>b").contains("nested"));
+        // An element outside the section is reported.
+        assert!(rejected("<p>x</p><section></section>").contains("<p>"));
+    }
+
+    #[test]
+    fn attribute_values_are_escaped_on_output() {
+        let html = ok("<section title='a\"b&amp;c'></section>");
+        assert_eq!(
+            html.render("x"),
+            "<section data-id=\"x\" title=\"a&quot;b&amp;c\"></section>"
+        );
+    }
+
+    #[test]
+    fn notes_longer_than_10000_characters_are_rejected() {
+        assert!(Notes::parse("é".repeat(10_000)).is_ok());
+        assert!(Notes::parse("a".repeat(10_001)).is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn never_panics_on_arbitrary_text(input in ".{0,300}") {
+            let _ = SlideHtml::parse(&input);
+        }
+
+        #[test]
+        fn accepted_html_reparses_to_the_same_slide(
+            inner in "[a-zA-Z0-9 <>/&\"'=-]{0,120}",
+            class in "[a-z0-9 \"&<>]{0,20}",
+        ) {
+            let input = format!("<section class=\"{}\">{inner}</section>", class.replace('"', "&quot;"));
+            if let Ok(html) = SlideHtml::parse(&input) {
+                let rendered = html.render("id1");
+                let again = SlideHtml::parse(&rendered).expect("rendered html is valid");
+                prop_assert_eq!(again.render("id1"), rendered);
+            }
+        }
+
+        #[test]
+        fn text_after_the_section_is_always_rejected(text in "[a-z]{1,20}") {
+            let input = format!("<section></section>{text}");
+            prop_assert!(SlideHtml::parse(&input).is_err());
+        }
+    }
+}

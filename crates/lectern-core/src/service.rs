@@ -1,0 +1,609 @@
+//! The use cases. [`Lectern`] is the one application core that REST handlers, MCP tools,
+//! web pages and admin commands call: each method checks the caller's scope, validates,
+//! and makes one ownership-scoped store call.
+
+use std::sync::Arc;
+
+use crate::auth::{Caller, Credential, Scope};
+use crate::deck::{DeckPatch, NewDeck, Visibility, defaults, slugify};
+use crate::params::{PageMeta, Paging};
+use crate::secret::{self, NewApiKey, Secret};
+use crate::store::{
+    DeckListKind, DeckRecord, NewApiKeyRecord, NewDeckRecord, NewOAuthClientRecord, NewSlideRecord,
+    NewUserRecord, SlideHtmlRecord, Store, UserRecord,
+};
+use crate::time::Timestamp;
+use crate::views::{
+    AccountView, CreatedDeck, DeckMeta, DeckSummary, DeckUrls, DeckView, TrashedDeckSummary,
+    UserView,
+};
+use crate::{Error, Result};
+
+/// How often at most a key's `last_used_at` is written (reads stay read-only otherwise).
+const KEY_TOUCH_INTERVAL_MICROS: i64 = 60 * 1_000_000;
+
+/// Length of generated slide ids (62^16 ≈ 2^95 possibilities).
+const SLIDE_ID_LEN: usize = 16;
+
+/// Usernames that would collide with the service's own paths (deck URLs are
+/// `/{username}/{slug}`).
+const RESERVED_USERNAMES: &[&str] = &[
+    "v1", "oauth", "login", "logout", "users", "mcp", "healthz", "metrics", "static", "assets",
+    "api", "s", "share", "team", "teams", "docs", "exports", "web",
+];
+
+/// A page of results and its `meta`.
+#[derive(Debug)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub meta: PageMeta,
+}
+
+/// A new account for `admin create-user`.
+#[derive(Debug)]
+pub struct NewUser {
+    pub username: String,
+    pub email: String,
+    pub name: Option<String>,
+    pub password: Option<Secret>,
+}
+
+/// What the first start prints once.
+#[derive(Debug)]
+pub struct Bootstrap {
+    pub username: String,
+    pub password: Secret,
+    pub api_key: Secret,
+}
+
+/// A new OAuth client and, for a confidential one, its secret (shown once).
+#[derive(Debug)]
+pub struct CreatedOAuthClient {
+    pub client_id: String,
+    pub client_secret: Option<Secret>,
+}
+
+/// The application core; cheap to clone.
+#[derive(Clone)]
+pub struct Lectern {
+    store: Arc<dyn Store>,
+    /// Public URL without a trailing slash; every URL returned starts with it.
+    public_url: Arc<str>,
+}
+
+impl Lectern {
+    /// Builds the core over a store.
+    pub fn new(store: Arc<dyn Store>, public_url: &str) -> Self {
+        Lectern {
+            store,
+            public_url: public_url.trim_end_matches('/').into(),
+        }
+    }
+
+    /// The public URL, without a trailing slash.
+    pub fn public_url(&self) -> &str {
+        &self.public_url
+    }
+
+    /// Whether storage answers.
+    pub async fn health(&self) -> Result<()> {
+        self.store.ping().await
+    }
+
+    // ---- accounts -------------------------------------------------------------------------
+
+    /// Turns a bearer credential into a caller, or 401.
+    pub async fn authenticate_bearer(&self, presented: &str) -> Result<Caller> {
+        let unauthorized = || Error::Unauthorized("invalid API key or access token".into());
+        let lookup = secret::api_key_lookup(presented).ok_or_else(unauthorized)?;
+        let key = self
+            .store
+            .find_api_key(lookup)
+            .await?
+            .ok_or_else(unauthorized)?;
+        if !secret::api_key_matches(presented, &key.hash) {
+            return Err(unauthorized());
+        }
+        let now = Timestamp::now();
+        let stale = key
+            .last_used_at
+            .is_none_or(|t| now.unix_micros() - t.unix_micros() >= KEY_TOUCH_INTERVAL_MICROS);
+        if stale {
+            self.store.touch_api_key(key.id, now).await?;
+        }
+        Ok(Caller {
+            user_id: key.user_id,
+            username: key.username,
+            team_id: key.team_id,
+            credential: Credential::ApiKey { key_id: key.id },
+        })
+    }
+
+    /// `users_get` (4.2).
+    pub async fn users_get(&self, caller: &Caller) -> Result<UserView> {
+        caller.require(Scope::Read)?;
+        let user = self
+            .store
+            .get_user(caller.user_id)
+            .await?
+            .ok_or_else(|| Error::Unauthorized("the account no longer exists".into()))?;
+        Ok(self.user_view(user))
+    }
+
+    fn user_view(&self, user: UserRecord) -> UserView {
+        UserView {
+            id: user.id,
+            profile_url: format!("{}/{}", self.public_url, user.username),
+            username: user.username,
+            name: user.name,
+            email: user.email,
+            description: user.description,
+            thumbnail_url: String::new(),
+            website_url: user.website_url,
+            twitter_handle: user.twitter_handle,
+            account: AccountView {
+                kind: if user.team_id.is_some() {
+                    "team"
+                } else {
+                    "personal"
+                }
+                .into(),
+                billing_period: "none".into(),
+            },
+            team: None,
+            created_at: user.created_at,
+            updated_at: user.updated_at,
+        }
+    }
+
+    /// `admin create-user`: validates and stores an account, returning its id.
+    pub async fn create_user(&self, new: NewUser) -> Result<i64> {
+        validate_username(&new.username)?;
+        let email = new.email.trim();
+        if email.is_empty()
+            || !email.contains('@')
+            || email.chars().any(char::is_whitespace)
+            || email.len() > 254
+        {
+            return Err(Error::invalid(format!(
+                "{:?} is not an email address",
+                new.email
+            )));
+        }
+        let password_hash = match &new.password {
+            Some(pw) if pw.expose().chars().count() < 8 => {
+                return Err(Error::invalid("password must be at least 8 characters"));
+            }
+            Some(pw) => Some(secret::hash_password(pw)?),
+            None => None,
+        };
+        self.store
+            .create_user(NewUserRecord {
+                name: new.name.unwrap_or_else(|| new.username.clone()),
+                username: new.username,
+                email: email.to_string(),
+                password_hash,
+                created_at: Timestamp::now(),
+            })
+            .await
+    }
+
+    /// `admin create-api-key`: a new key for the account, shown only this once.
+    pub async fn create_api_key(&self, username: &str, label: &str) -> Result<Secret> {
+        let user = self
+            .store
+            .find_user_by_username(username)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("no account named {username:?}")))?;
+        self.issue_api_key(user.id, label).await
+    }
+
+    async fn issue_api_key(&self, user_id: i64, label: &str) -> Result<Secret> {
+        let key = NewApiKey::generate();
+        self.store
+            .create_api_key(NewApiKeyRecord {
+                user_id,
+                label: label.to_string(),
+                lookup: key.lookup,
+                hash: key.hash,
+                created_at: Timestamp::now(),
+            })
+            .await?;
+        Ok(key.key)
+    }
+
+    /// `admin create-oauth-client`: stores a client; a confidential one gets a secret.
+    pub async fn create_oauth_client(
+        &self,
+        name: &str,
+        redirect_uris: &[String],
+        public: bool,
+    ) -> Result<CreatedOAuthClient> {
+        if name.trim().is_empty() {
+            return Err(Error::invalid("the client needs a name"));
+        }
+        if redirect_uris.is_empty() {
+            return Err(Error::invalid("the client needs at least one redirect URI"));
+        }
+        for uri in redirect_uris {
+            let ok = (uri.starts_with("https://") || uri.starts_with("http://"))
+                && !uri.contains('#')
+                && !uri.chars().any(char::is_whitespace);
+            if !ok {
+                return Err(Error::invalid(format!(
+                    "redirect URI {uri:?} must be an absolute http(s) URL without a fragment"
+                )));
+            }
+        }
+        let client_id = format!("lc_{}", secret::random_alphanumeric(24));
+        let client_secret = (!public).then(|| Secret::new(secret::random_alphanumeric(48)));
+        self.store
+            .create_oauth_client(NewOAuthClientRecord {
+                client_id: client_id.clone(),
+                name: name.to_string(),
+                secret_hash: client_secret
+                    .as_ref()
+                    .map(|s| secret::sha256_hex(s.expose())),
+                redirect_uris: redirect_uris.to_vec(),
+                created_at: Timestamp::now(),
+            })
+            .await?;
+        Ok(CreatedOAuthClient {
+            client_id,
+            client_secret,
+        })
+    }
+
+    /// On a first start with no accounts, creates `admin` with a random password and one
+    /// API key. `None` when accounts exist (or another server just made them).
+    pub async fn bootstrap(&self) -> Result<Option<Bootstrap>> {
+        if self.store.count_users().await? > 0 {
+            return Ok(None);
+        }
+        let password = Secret::new(secret::random_alphanumeric(20));
+        let created = self
+            .store
+            .create_user(NewUserRecord {
+                username: "admin".into(),
+                email: "admin@localhost".into(),
+                name: "Administrator".into(),
+                password_hash: Some(secret::hash_password(&password)?),
+                created_at: Timestamp::now(),
+            })
+            .await;
+        let user_id = match created {
+            Ok(id) => id,
+            // Another process bootstrapped at the same moment.
+            Err(Error::Invalid(_)) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let api_key = self.issue_api_key(user_id, "bootstrap").await?;
+        Ok(Some(Bootstrap {
+            username: "admin".into(),
+            password,
+            api_key,
+        }))
+    }
+
+    // ---- decks ----------------------------------------------------------------------------
+
+    /// `list_decks` (4.3): the caller's decks outside the trash, newest first.
+    pub async fn list_decks(&self, caller: &Caller, paging: Paging) -> Result<Page<DeckSummary>> {
+        caller.require(Scope::Read)?;
+        let (rows, total) = self
+            .store
+            .list_decks(caller.user_id, DeckListKind::Active, paging)
+            .await?;
+        Ok(Page {
+            items: rows.iter().map(|d| self.deck_summary(d)).collect(),
+            meta: paging.meta(total),
+        })
+    }
+
+    /// `list_trashed_decks` (4.3): the caller's trashed decks, most recently trashed first.
+    pub async fn list_trashed_decks(
+        &self,
+        caller: &Caller,
+        paging: Paging,
+    ) -> Result<Page<TrashedDeckSummary>> {
+        caller.require(Scope::Read)?;
+        let (rows, total) = self
+            .store
+            .list_decks(caller.user_id, DeckListKind::Trashed, paging)
+            .await?;
+        let items = rows
+            .into_iter()
+            .map(|d| TrashedDeckSummary {
+                id: d.id,
+                title: d.title,
+                description: d.description,
+                thumbnail_url: String::new(),
+                trashed_at: d
+                    .trashed_at
+                    .expect("the store lists only decks with trashed_at set as trashed"),
+            })
+            .collect();
+        Ok(Page {
+            items,
+            meta: paging.meta(total),
+        })
+    }
+
+    /// `create_deck` (4.3).
+    pub async fn create_deck(&self, caller: &Caller, new: NewDeck) -> Result<CreatedDeck> {
+        caller.require(Scope::Manage)?;
+        self.check_visibility(caller, new.visibility)?;
+        let slides: Vec<NewSlideRecord> = new
+            .slides
+            .into_iter()
+            .map(|s| {
+                let id = new_slide_id();
+                NewSlideRecord {
+                    html: s.html.render(&id),
+                    notes: s.notes.map(|n| n.into_string()),
+                    id,
+                }
+            })
+            .collect();
+        let slide_ids = slides.iter().map(|s| s.id.clone()).collect();
+        let record = self
+            .store
+            .create_deck(NewDeckRecord {
+                owner_id: caller.user_id,
+                slug_base: slugify(&new.title),
+                title: new.title,
+                description: new.description,
+                visibility: new.visibility,
+                width: new.width,
+                height: new.height,
+                margin: new.margin,
+                theme_color: new.theme_color,
+                theme_font: new.theme_font,
+                transition: defaults::TRANSITION,
+                background_transition: defaults::BACKGROUND_TRANSITION,
+                language: defaults::LANGUAGE.into(),
+                slides,
+                created_at: Timestamp::now(),
+            })
+            .await?;
+        Ok(CreatedDeck {
+            meta: self.deck_meta(&record),
+            slide_ids,
+        })
+    }
+
+    /// `get_deck` (4.3). A trashed deck, a missing one and another account's all answer 404.
+    pub async fn get_deck(
+        &self,
+        caller: &Caller,
+        deck_id: Option<i64>,
+        include_deck_html: bool,
+    ) -> Result<DeckView> {
+        caller.require(Scope::Read)?;
+        let deck = self.active_deck(caller, deck_id).await?;
+        let deck_html = if include_deck_html {
+            Some(render_deck_html(
+                &self.store.deck_slides_html(deck.id).await?,
+            ))
+        } else {
+            None
+        };
+        Ok(DeckView {
+            meta: self.deck_meta(&deck),
+            css: deck.css,
+            deck_html,
+        })
+    }
+
+    /// `update_deck` (4.3).
+    pub async fn update_deck(
+        &self,
+        caller: &Caller,
+        deck_id: Option<i64>,
+        patch: DeckPatch,
+    ) -> Result<DeckMeta> {
+        caller.require(Scope::Manage)?;
+        if let Some(v) = patch.visibility {
+            self.check_visibility(caller, v)?;
+        }
+        let id = deck_id.ok_or_else(Error::deck_not_found)?;
+        let deck = self
+            .store
+            .update_deck(caller.user_id, id, &patch, Timestamp::now())
+            .await?
+            .ok_or_else(Error::deck_not_found)?;
+        Ok(self.deck_meta(&deck))
+    }
+
+    /// `trash_deck` (3.1). Trashing a deck already in the trash changes nothing.
+    pub async fn trash_deck(&self, caller: &Caller, deck_id: Option<i64>) -> Result<()> {
+        caller.require(Scope::Manage)?;
+        self.set_trashed(caller, deck_id, Some(Timestamp::now()))
+            .await
+    }
+
+    /// `recover_deck` (3.1). Recovering a deck that is not in the trash changes nothing.
+    pub async fn recover_deck(&self, caller: &Caller, deck_id: Option<i64>) -> Result<()> {
+        caller.require(Scope::Manage)?;
+        self.set_trashed(caller, deck_id, None).await
+    }
+
+    async fn set_trashed(
+        &self,
+        caller: &Caller,
+        deck_id: Option<i64>,
+        at: Option<Timestamp>,
+    ) -> Result<()> {
+        let id = deck_id.ok_or_else(Error::deck_not_found)?;
+        if self.store.set_deck_trashed(caller.user_id, id, at).await? {
+            Ok(())
+        } else {
+            Err(Error::deck_not_found())
+        }
+    }
+
+    /// The caller's deck outside the trash, or 404.
+    async fn active_deck(&self, caller: &Caller, deck_id: Option<i64>) -> Result<DeckRecord> {
+        let id = deck_id.ok_or_else(Error::deck_not_found)?;
+        match self.store.get_deck(caller.user_id, id).await? {
+            Some(d) if d.trashed_at.is_none() => Ok(d),
+            _ => Err(Error::deck_not_found()),
+        }
+    }
+
+    /// `team` visibility needs a team account (403 otherwise, see the README's API notes).
+    fn check_visibility(&self, caller: &Caller, visibility: Visibility) -> Result<()> {
+        if visibility == Visibility::Team && caller.team_id.is_none() {
+            return Err(Error::forbidden(
+                "visibility 'team' is only available to team accounts",
+            ));
+        }
+        Ok(())
+    }
+
+    fn deck_url(&self, deck: &DeckRecord) -> String {
+        format!("{}/{}/{}", self.public_url, deck.owner_username, deck.slug)
+    }
+
+    fn deck_summary(&self, d: &DeckRecord) -> DeckSummary {
+        DeckSummary {
+            id: d.id,
+            title: d.title.clone(),
+            description: d.description.clone(),
+            thumbnail_url: String::new(),
+            url: self.deck_url(d),
+        }
+    }
+
+    fn deck_meta(&self, d: &DeckRecord) -> DeckMeta {
+        let url = self.deck_url(d);
+        DeckMeta {
+            id: d.id,
+            title: d.title.clone(),
+            description: d.description.clone(),
+            thumbnail_url: String::new(),
+            urls: DeckUrls {
+                default: url.clone(),
+                fullscreen: format!("{url}/fullscreen"),
+                edit: format!("{url}/edit"),
+                present: format!("{url}/present"),
+            },
+            url,
+            slug: d.slug.clone(),
+            visibility: d.visibility,
+            slide_count: d.slide_count,
+            width: d.width,
+            height: d.height,
+            margin: d.margin,
+            transition: d.transition,
+            background_transition: d.background_transition,
+            rtl: d.rtl,
+            loop_: d.loop_,
+            theme_font: d.theme_font,
+            theme_color: d.theme_color,
+            language: d.language.clone(),
+            created_at: d.created_at,
+            updated_at: d.updated_at,
+        }
+    }
+}
+
+/// A fresh opaque, URL-safe slide id.
+pub fn new_slide_id() -> String {
+    secret::random_alphanumeric(SLIDE_ID_LEN)
+}
+
+/// Checks a username: 1–40 lowercase letters, digits, `-` or `_`, starting with a letter or
+/// digit, and not one of the service's own path names.
+pub fn validate_username(username: &str) -> Result<()> {
+    let ok = !username.is_empty()
+        && username.len() <= 40
+        && username
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
+        && username.as_bytes()[0].is_ascii_alphanumeric();
+    if !ok {
+        return Err(Error::invalid(format!(
+            "username {username:?} must be 1-40 lowercase letters, digits, '-' or '_', starting with a letter or digit"
+        )));
+    }
+    if RESERVED_USERNAMES.contains(&username) {
+        return Err(Error::invalid(format!("username {username:?} is reserved")));
+    }
+    Ok(())
+}
+
+/// The HTML of all slides: one `<section>` per horizontal position, a vertical group as a
+/// `<section>` wrapping its slides' sections. `slides` must be in presentation order.
+pub fn render_deck_html(slides: &[SlideHtmlRecord]) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while i < slides.len() {
+        let h = slides[i].horizontal;
+        let end = slides[i..]
+            .iter()
+            .position(|s| s.horizontal != h)
+            .map_or(slides.len(), |n| i + n);
+        let group = &slides[i..end];
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        if group.len() == 1 && group[0].vertical.is_none() {
+            out.push_str(&group[0].html);
+        } else {
+            out.push_str("<section>");
+            for s in group {
+                out.push_str(&s.html);
+            }
+            out.push_str("</section>");
+        }
+        i = end;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slide(id: &str, h: i64, v: Option<i64>) -> SlideHtmlRecord {
+        SlideHtmlRecord {
+            id: id.into(),
+            horizontal: h,
+            vertical: v,
+            html: format!("<section data-id=\"{id}\"></section>"),
+        }
+    }
+
+    #[test]
+    fn deck_html_wraps_vertical_groups() {
+        let html = render_deck_html(&[
+            slide("a", 0, None),
+            slide("b", 1, Some(0)),
+            slide("c", 1, Some(1)),
+            slide("d", 2, None),
+        ]);
+        assert_eq!(
+            html,
+            "<section data-id=\"a\"></section>\n<section><section data-id=\"b\"></section><section data-id=\"c\"></section></section>\n<section data-id=\"d\"></section>"
+        );
+    }
+
+    #[test]
+    fn usernames() {
+        assert!(validate_username("alice").is_ok());
+        assert!(validate_username("a-1_b").is_ok());
+        for bad in [
+            "",
+            "Alice",
+            "-a",
+            "a b",
+            "v1",
+            "oauth",
+            &"a".repeat(41),
+            "ä",
+        ] {
+            assert!(validate_username(bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,205 @@
+//! The storage port. Each backend crate (SQLite now, PostgreSQL next) implements [`Store`];
+//! the services hold an `Arc<dyn Store>`. Every method is sized to one use case and runs as
+//! one transaction inside the backend, so a failed call changes nothing. Backends translate
+//! their own errors into [`crate::Error`] (a unique violation on a username becomes 422, a
+//! fault becomes `Internal`).
+
+use async_trait::async_trait;
+
+use crate::Result;
+use crate::deck::{DeckPatch, ThemeColor, ThemeFont, Transition, Visibility};
+use crate::params::Paging;
+use crate::time::Timestamp;
+
+/// An account as stored.
+#[derive(Debug, Clone)]
+pub struct UserRecord {
+    pub id: i64,
+    pub username: String,
+    pub email: String,
+    pub name: String,
+    pub description: String,
+    pub website_url: String,
+    pub twitter_handle: String,
+    pub team_id: Option<i64>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// A new account to store.
+#[derive(Debug, Clone)]
+pub struct NewUserRecord {
+    pub username: String,
+    pub email: String,
+    pub name: String,
+    /// argon2 PHC string, or `None` for an account that cannot sign in on the web.
+    pub password_hash: Option<String>,
+    pub created_at: Timestamp,
+}
+
+/// An API key row found by its public lookup part, with what authentication needs.
+#[derive(Debug, Clone)]
+pub struct ApiKeyRecord {
+    pub id: i64,
+    pub user_id: i64,
+    pub username: String,
+    pub team_id: Option<i64>,
+    /// SHA-256 of the whole key.
+    pub hash: String,
+    pub last_used_at: Option<Timestamp>,
+}
+
+/// A new API key to store.
+#[derive(Debug, Clone)]
+pub struct NewApiKeyRecord {
+    pub user_id: i64,
+    pub label: String,
+    pub lookup: String,
+    pub hash: String,
+    pub created_at: Timestamp,
+}
+
+/// A new OAuth client to store (the OAuth issue uses it).
+#[derive(Debug, Clone)]
+pub struct NewOAuthClientRecord {
+    pub client_id: String,
+    pub name: String,
+    /// SHA-256 of the client secret; `None` for a public client.
+    pub secret_hash: Option<String>,
+    pub redirect_uris: Vec<String>,
+    pub created_at: Timestamp,
+}
+
+/// A deck as stored, with its owner's username (for URLs) and its slide count.
+#[derive(Debug, Clone)]
+pub struct DeckRecord {
+    pub id: i64,
+    pub owner_id: i64,
+    pub owner_username: String,
+    pub title: String,
+    pub description: String,
+    pub slug: String,
+    pub visibility: Visibility,
+    pub css: String,
+    pub width: i64,
+    pub height: i64,
+    pub margin: f64,
+    pub transition: Transition,
+    pub background_transition: Transition,
+    pub rtl: bool,
+    pub loop_: bool,
+    pub theme_font: ThemeFont,
+    pub theme_color: ThemeColor,
+    pub language: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub trashed_at: Option<Timestamp>,
+    pub slide_count: i64,
+}
+
+/// A new deck to store; the backend picks the slug (see [`crate::deck::unique_slug`]).
+#[derive(Debug, Clone)]
+pub struct NewDeckRecord {
+    pub owner_id: i64,
+    pub title: String,
+    pub description: String,
+    /// The base slug from the title; the backend makes it unique per owner.
+    pub slug_base: String,
+    pub visibility: Visibility,
+    pub width: i64,
+    pub height: i64,
+    pub margin: f64,
+    pub theme_color: ThemeColor,
+    pub theme_font: ThemeFont,
+    pub transition: Transition,
+    pub background_transition: Transition,
+    pub language: String,
+    /// The slides in presentation order, each horizontal.
+    pub slides: Vec<NewSlideRecord>,
+    pub created_at: Timestamp,
+}
+
+/// A new slide to store.
+#[derive(Debug, Clone)]
+pub struct NewSlideRecord {
+    pub id: String,
+    /// The section with its `data-id` already set.
+    pub html: String,
+    pub notes: Option<String>,
+}
+
+/// A slide's place and HTML, for building a deck's HTML.
+#[derive(Debug, Clone)]
+pub struct SlideHtmlRecord {
+    pub id: String,
+    pub horizontal: i64,
+    pub vertical: Option<i64>,
+    pub html: String,
+}
+
+/// Which of an owner's decks a list shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeckListKind {
+    /// Not in the trash, newest first.
+    Active,
+    /// In the trash, most recently trashed first.
+    Trashed,
+}
+
+/// The storage port; see the module docs.
+#[async_trait]
+pub trait Store: Send + Sync {
+    /// Checks that the database answers (for `/healthz`).
+    async fn ping(&self) -> Result<()>;
+
+    // Accounts and credentials.
+
+    /// Number of accounts (the first start creates `admin` when it is zero).
+    async fn count_users(&self) -> Result<i64>;
+    /// Stores an account; a taken username answers 422.
+    async fn create_user(&self, user: NewUserRecord) -> Result<i64>;
+    /// The account with this username.
+    async fn find_user_by_username(&self, username: &str) -> Result<Option<UserRecord>>;
+    /// The account with this id.
+    async fn get_user(&self, id: i64) -> Result<Option<UserRecord>>;
+    /// Stores an API key.
+    async fn create_api_key(&self, key: NewApiKeyRecord) -> Result<i64>;
+    /// The live (not revoked) API key with this lookup part.
+    async fn find_api_key(&self, lookup: &str) -> Result<Option<ApiKeyRecord>>;
+    /// Records that a key was used.
+    async fn touch_api_key(&self, key_id: i64, at: Timestamp) -> Result<()>;
+    /// Stores an OAuth client.
+    async fn create_oauth_client(&self, client: NewOAuthClientRecord) -> Result<()>;
+
+    // Decks.
+
+    /// One page of an owner's decks and the total count.
+    async fn list_decks(
+        &self,
+        owner_id: i64,
+        kind: DeckListKind,
+        paging: Paging,
+    ) -> Result<(Vec<DeckRecord>, i64)>;
+    /// Stores a deck and its slides; returns the deck.
+    async fn create_deck(&self, deck: NewDeckRecord) -> Result<DeckRecord>;
+    /// The owner's deck with this id, trashed or not.
+    async fn get_deck(&self, owner_id: i64, deck_id: i64) -> Result<Option<DeckRecord>>;
+    /// The deck's slides in presentation order.
+    async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>>;
+    /// Applies a patch to the owner's active deck; `None` when there is no such deck.
+    async fn update_deck(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        patch: &DeckPatch,
+        now: Timestamp,
+    ) -> Result<Option<DeckRecord>>;
+    /// Moves the owner's deck into the trash (`Some(time)`) or out of it (`None`). A deck
+    /// already in the requested state is left as it is. `false` when there is no such deck.
+    async fn set_deck_trashed(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        trashed_at: Option<Timestamp>,
+    ) -> Result<bool>;
+}

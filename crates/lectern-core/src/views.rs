@@ -1,0 +1,132 @@
+//! The shapes the interface returns (section 2), shared by REST and MCP. Built from store
+//! records by the services, which know the public URL.
+
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use crate::deck::{ThemeColor, ThemeFont, Transition, Visibility};
+use crate::time::Timestamp;
+
+impl utoipa::PartialSchema for Timestamp {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{KnownFormat, ObjectBuilder, SchemaFormat, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .format(Some(SchemaFormat::KnownFormat(KnownFormat::DateTime)))
+            .into()
+    }
+}
+
+impl ToSchema for Timestamp {}
+
+/// The account's plan (2.2): `type` is `personal` or `team`; a self-hosted Lectern bills
+/// nothing, so `billing_period` is always `none`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AccountView {
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub billing_period: String,
+}
+
+/// The team an account belongs to (filled in by the teams issue).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TeamView {
+    pub id: i64,
+    pub name: String,
+    pub slug: String,
+    pub url: String,
+}
+
+/// The User (2.2).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct UserView {
+    pub id: i64,
+    pub username: String,
+    pub name: String,
+    pub email: String,
+    pub description: String,
+    pub thumbnail_url: String,
+    pub website_url: String,
+    pub twitter_handle: String,
+    pub profile_url: String,
+    pub account: AccountView,
+    pub team: Option<TeamView>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// A deck summary (2.3).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DeckSummary {
+    pub id: i64,
+    pub title: String,
+    pub description: String,
+    pub thumbnail_url: String,
+    pub url: String,
+}
+
+/// A trashed deck summary (2.4): no `url`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TrashedDeckSummary {
+    pub id: i64,
+    pub title: String,
+    pub description: String,
+    pub thumbnail_url: String,
+    pub trashed_at: Timestamp,
+}
+
+/// The deck's viewer URLs (2.5).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DeckUrls {
+    pub default: String,
+    pub fullscreen: String,
+    pub edit: String,
+    pub present: String,
+}
+
+/// The deck metadata returned by `create_deck` and `update_deck`: every field of 2.5 except
+/// `css` and `deck_html`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DeckMeta {
+    pub id: i64,
+    pub title: String,
+    pub description: String,
+    pub thumbnail_url: String,
+    pub url: String,
+    pub urls: DeckUrls,
+    pub slug: String,
+    pub visibility: Visibility,
+    pub slide_count: i64,
+    pub width: i64,
+    pub height: i64,
+    pub margin: f64,
+    pub transition: Transition,
+    pub background_transition: Transition,
+    pub rtl: bool,
+    #[serde(rename = "loop")]
+    pub loop_: bool,
+    pub theme_font: ThemeFont,
+    pub theme_color: ThemeColor,
+    pub language: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// The Deck detail (2.5) returned by `get_deck`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DeckView {
+    #[serde(flatten)]
+    pub meta: DeckMeta,
+    pub css: String,
+    /// HTML of all slides; present only with `include_deck_html=true`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deck_html: Option<String>,
+}
+
+/// The `create_deck` answer: the deck metadata plus the new slides' ids in order.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct CreatedDeck {
+    #[serde(flatten)]
+    pub meta: DeckMeta,
+    pub slide_ids: Vec<String>,
+}
