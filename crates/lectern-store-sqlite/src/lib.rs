@@ -1,1 +1,489 @@
+//! The SQLite backend of [`lectern_core::store::Store`]: the embedded default. One database
+//! file in WAL mode with foreign keys on; a pool of reader connections and a single writer
+//! connection whose transactions start with `BEGIN IMMEDIATE`, so writes never fail on a
+//! read-to-write upgrade and other processes (admin commands) wait on `busy_timeout`.
 
+use std::collections::HashSet;
+use std::str::FromStr;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use lectern_core::deck::{DeckPatch, ThemeColor, ThemeFont, Transition, Visibility, unique_slug};
+use lectern_core::params::Paging;
+use lectern_core::store::{
+    ApiKeyRecord, DeckListKind, DeckRecord, NewApiKeyRecord, NewDeckRecord, NewOAuthClientRecord,
+    NewUserRecord, SlideHtmlRecord, Store, UserRecord,
+};
+use lectern_core::time::Timestamp;
+use lectern_core::{Error, Result};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
+    SqliteSynchronous,
+};
+use sqlx::{Row, Sqlite, Transaction};
+
+/// How long a connection waits for another process's write lock before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Reader connections in the pool.
+const READERS: u32 = 8;
+
+/// The SQLite store.
+#[derive(Clone)]
+pub struct SqliteStore {
+    /// Reads: many connections, concurrent under WAL.
+    read: SqlitePool,
+    /// Writes: one connection, so this process's writers queue here instead of on the lock.
+    write: SqlitePool,
+}
+
+/// Turns a sqlx error into a core error (a fault).
+fn fault(e: sqlx::Error) -> Error {
+    Error::internal(e)
+}
+
+fn is_unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(db) if db.is_unique_violation())
+}
+
+impl SqliteStore {
+    /// Opens (creating when missing) the database at `url` (`sqlite://path` or
+    /// `sqlite:path`) and applies the migrations.
+    pub async fn open(url: &str) -> Result<Self> {
+        let options = SqliteConnectOptions::from_str(url)
+            .map_err(|e| Error::invalid(format!("bad SQLite database URL: {e}")))?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            // FULL: a transaction that was answered as committed survives power loss too.
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(BUSY_TIMEOUT);
+        let write = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone())
+            .await
+            .map_err(fault)?;
+        sqlx::migrate!("./migrations")
+            .run(&write)
+            .await
+            .map_err(|e| Error::internal(format!("migrating the SQLite database failed: {e}")))?;
+        let read = SqlitePoolOptions::new()
+            .max_connections(READERS)
+            .connect_with(options)
+            .await
+            .map_err(fault)?;
+        Ok(SqliteStore { read, write })
+    }
+
+    /// Closes both pools, waiting for connections to finish.
+    pub async fn close(&self) {
+        self.read.close().await;
+        self.write.close().await;
+    }
+
+    async fn begin_write(&self) -> Result<Transaction<'static, Sqlite>> {
+        self.write
+            .begin_with("BEGIN IMMEDIATE")
+            .await
+            .map_err(fault)
+    }
+}
+
+/// Columns of a deck row with its owner's username and slide count; pairs with `deck_row`.
+const DECK_SELECT: &str = "SELECT d.id, d.owner_id, u.username, d.title, d.description, d.slug,
+    d.visibility, d.css, d.width, d.height, d.margin, d.transition, d.background_transition,
+    d.rtl, d.loop_enabled, d.theme_font, d.theme_color, d.language, d.created_at, d.updated_at,
+    d.trashed_at, (SELECT COUNT(*) FROM slides s WHERE s.deck_id = d.id) AS slide_count
+    FROM decks d JOIN users u ON u.id = d.owner_id";
+
+fn parse_stored<T>(what: &str, raw: &str, parse: fn(&str) -> Option<T>) -> Result<T> {
+    parse(raw).ok_or_else(|| Error::internal(format!("stored {what} {raw:?} is not valid")))
+}
+
+fn deck_row(row: &SqliteRow) -> Result<DeckRecord> {
+    let get_str = |i: usize| row.try_get::<String, _>(i).map_err(fault);
+    Ok(DeckRecord {
+        id: row.try_get(0).map_err(fault)?,
+        owner_id: row.try_get(1).map_err(fault)?,
+        owner_username: get_str(2)?,
+        title: get_str(3)?,
+        description: get_str(4)?,
+        slug: get_str(5)?,
+        visibility: parse_stored("visibility", &get_str(6)?, Visibility::parse)?,
+        css: get_str(7)?,
+        width: row.try_get(8).map_err(fault)?,
+        height: row.try_get(9).map_err(fault)?,
+        margin: row.try_get(10).map_err(fault)?,
+        transition: parse_stored("transition", &get_str(11)?, Transition::parse)?,
+        background_transition: parse_stored("transition", &get_str(12)?, Transition::parse)?,
+        rtl: row.try_get(13).map_err(fault)?,
+        loop_: row.try_get(14).map_err(fault)?,
+        theme_font: parse_stored("theme_font", &get_str(15)?, ThemeFont::parse)?,
+        theme_color: parse_stored("theme_color", &get_str(16)?, ThemeColor::parse)?,
+        language: get_str(17)?,
+        created_at: Timestamp::from_unix_micros(row.try_get(18).map_err(fault)?),
+        updated_at: Timestamp::from_unix_micros(row.try_get(19).map_err(fault)?),
+        trashed_at: row
+            .try_get::<Option<i64>, _>(20)
+            .map_err(fault)?
+            .map(Timestamp::from_unix_micros),
+        slide_count: row.try_get(21).map_err(fault)?,
+    })
+}
+
+const USER_SELECT: &str = "SELECT id, username, email, name, description, website_url,
+    twitter_handle, team_id, created_at, updated_at FROM users";
+
+fn user_row(row: &SqliteRow) -> Result<UserRecord> {
+    Ok(UserRecord {
+        id: row.try_get(0).map_err(fault)?,
+        username: row.try_get(1).map_err(fault)?,
+        email: row.try_get(2).map_err(fault)?,
+        name: row.try_get(3).map_err(fault)?,
+        description: row.try_get(4).map_err(fault)?,
+        website_url: row.try_get(5).map_err(fault)?,
+        twitter_handle: row.try_get(6).map_err(fault)?,
+        team_id: row.try_get(7).map_err(fault)?,
+        created_at: Timestamp::from_unix_micros(row.try_get(8).map_err(fault)?),
+        updated_at: Timestamp::from_unix_micros(row.try_get(9).map_err(fault)?),
+    })
+}
+
+async fn deck_in_tx(
+    tx: &mut Transaction<'static, Sqlite>,
+    owner_id: i64,
+    deck_id: i64,
+) -> Result<Option<DeckRecord>> {
+    let sql = sqlx::AssertSqlSafe(format!("{DECK_SELECT} WHERE d.id = ? AND d.owner_id = ?"));
+    sqlx::query(sql)
+        .bind(deck_id)
+        .bind(owner_id)
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(fault)?
+        .as_ref()
+        .map(deck_row)
+        .transpose()
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn ping(&self) -> Result<()> {
+        sqlx::query("SELECT 1")
+            .execute(&self.read)
+            .await
+            .map_err(fault)?;
+        Ok(())
+    }
+
+    async fn count_users(&self) -> Result<i64> {
+        sqlx::query_scalar("SELECT COUNT(*) FROM users")
+            .fetch_one(&self.read)
+            .await
+            .map_err(fault)
+    }
+
+    async fn create_user(&self, user: NewUserRecord) -> Result<i64> {
+        let at = user.created_at.unix_micros();
+        let result = sqlx::query_scalar(
+            "INSERT INTO users (username, email, name, password_hash, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+        )
+        .bind(&user.username)
+        .bind(&user.email)
+        .bind(&user.name)
+        .bind(&user.password_hash)
+        .bind(at)
+        .bind(at)
+        .fetch_one(&self.write)
+        .await;
+        match result {
+            Ok(id) => Ok(id),
+            Err(e) if is_unique_violation(&e) => Err(Error::invalid(format!(
+                "the username {:?} is already taken",
+                user.username
+            ))),
+            Err(e) => Err(fault(e)),
+        }
+    }
+
+    async fn find_user_by_username(&self, username: &str) -> Result<Option<UserRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{USER_SELECT} WHERE username = ?"));
+        sqlx::query(sql)
+            .bind(username)
+            .fetch_optional(&self.read)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(user_row)
+            .transpose()
+    }
+
+    async fn get_user(&self, id: i64) -> Result<Option<UserRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{USER_SELECT} WHERE id = ?"));
+        sqlx::query(sql)
+            .bind(id)
+            .fetch_optional(&self.read)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(user_row)
+            .transpose()
+    }
+
+    async fn create_api_key(&self, key: NewApiKeyRecord) -> Result<i64> {
+        sqlx::query_scalar(
+            "INSERT INTO api_keys (user_id, label, lookup, key_hash, created_at)
+             VALUES (?, ?, ?, ?, ?) RETURNING id",
+        )
+        .bind(key.user_id)
+        .bind(&key.label)
+        .bind(&key.lookup)
+        .bind(&key.hash)
+        .bind(key.created_at.unix_micros())
+        .fetch_one(&self.write)
+        .await
+        .map_err(fault)
+    }
+
+    async fn find_api_key(&self, lookup: &str) -> Result<Option<ApiKeyRecord>> {
+        let row = sqlx::query(
+            "SELECT k.id, k.user_id, u.username, u.team_id, k.key_hash, k.last_used_at
+             FROM api_keys k JOIN users u ON u.id = k.user_id
+             WHERE k.lookup = ? AND k.revoked_at IS NULL",
+        )
+        .bind(lookup)
+        .fetch_optional(&self.read)
+        .await
+        .map_err(fault)?;
+        row.map(|row| {
+            Ok(ApiKeyRecord {
+                id: row.try_get(0).map_err(fault)?,
+                user_id: row.try_get(1).map_err(fault)?,
+                username: row.try_get(2).map_err(fault)?,
+                team_id: row.try_get(3).map_err(fault)?,
+                hash: row.try_get(4).map_err(fault)?,
+                last_used_at: row
+                    .try_get::<Option<i64>, _>(5)
+                    .map_err(fault)?
+                    .map(Timestamp::from_unix_micros),
+            })
+        })
+        .transpose()
+    }
+
+    async fn touch_api_key(&self, key_id: i64, at: Timestamp) -> Result<()> {
+        sqlx::query("UPDATE api_keys SET last_used_at = ? WHERE id = ?")
+            .bind(at.unix_micros())
+            .bind(key_id)
+            .execute(&self.write)
+            .await
+            .map_err(fault)?;
+        Ok(())
+    }
+
+    async fn create_oauth_client(&self, client: NewOAuthClientRecord) -> Result<()> {
+        let uris = serde_json::to_string(&client.redirect_uris).map_err(Error::internal)?;
+        sqlx::query(
+            "INSERT INTO oauth_clients (client_id, name, secret_hash, redirect_uris, created_at)
+             VALUES (?, ?, ?, ?, ?)",
+        )
+        .bind(&client.client_id)
+        .bind(&client.name)
+        .bind(&client.secret_hash)
+        .bind(uris)
+        .bind(client.created_at.unix_micros())
+        .execute(&self.write)
+        .await
+        .map_err(fault)?;
+        Ok(())
+    }
+
+    async fn list_decks(
+        &self,
+        owner_id: i64,
+        kind: DeckListKind,
+        paging: Paging,
+    ) -> Result<(Vec<DeckRecord>, i64)> {
+        let (filter, order) = match kind {
+            DeckListKind::Active => ("d.trashed_at IS NULL", "d.created_at DESC, d.id DESC"),
+            DeckListKind::Trashed => ("d.trashed_at IS NOT NULL", "d.trashed_at DESC, d.id DESC"),
+        };
+        let sql = sqlx::AssertSqlSafe(format!(
+            "{DECK_SELECT} WHERE d.owner_id = ? AND {filter} ORDER BY {order} LIMIT ? OFFSET ?"
+        ));
+        let rows = sqlx::query(sql)
+            .bind(owner_id)
+            .bind(paging.limit())
+            .bind(paging.offset())
+            .fetch_all(&self.read)
+            .await
+            .map_err(fault)?;
+        let count_sql = sqlx::AssertSqlSafe(format!(
+            "SELECT COUNT(*) FROM decks d WHERE d.owner_id = ? AND {filter}"
+        ));
+        let total = sqlx::query_scalar(count_sql)
+            .bind(owner_id)
+            .fetch_one(&self.read)
+            .await
+            .map_err(fault)?;
+        let decks = rows.iter().map(deck_row).collect::<Result<_>>()?;
+        Ok((decks, total))
+    }
+
+    async fn create_deck(&self, deck: NewDeckRecord) -> Result<DeckRecord> {
+        let mut tx = self.begin_write().await?;
+        let taken: HashSet<String> = sqlx::query_scalar(
+            "SELECT slug FROM decks WHERE owner_id = ? AND (slug = ? OR slug LIKE ?)",
+        )
+        .bind(deck.owner_id)
+        .bind(&deck.slug_base)
+        .bind(format!("{}-%", deck.slug_base))
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(fault)?
+        .into_iter()
+        .collect();
+        let slug = unique_slug(&deck.slug_base, &taken);
+        let at = deck.created_at.unix_micros();
+        let deck_id: i64 = sqlx::query_scalar(
+            "INSERT INTO decks (owner_id, title, description, slug, visibility, width, height,
+                margin, transition, background_transition, theme_font, theme_color, language,
+                created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        )
+        .bind(deck.owner_id)
+        .bind(&deck.title)
+        .bind(&deck.description)
+        .bind(&slug)
+        .bind(deck.visibility.as_str())
+        .bind(deck.width)
+        .bind(deck.height)
+        .bind(deck.margin)
+        .bind(deck.transition.as_str())
+        .bind(deck.background_transition.as_str())
+        .bind(deck.theme_font.as_str())
+        .bind(deck.theme_color.as_str())
+        .bind(&deck.language)
+        .bind(at)
+        .bind(at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(fault)?;
+        for (h, slide) in deck.slides.iter().enumerate() {
+            sqlx::query(
+                "INSERT INTO slides (id, deck_id, horizontal, vertical, html, notes, created_at,
+                    updated_at) VALUES (?, ?, ?, NULL, ?, ?, ?, ?)",
+            )
+            .bind(&slide.id)
+            .bind(deck_id)
+            .bind(h as i64)
+            .bind(&slide.html)
+            .bind(&slide.notes)
+            .bind(at)
+            .bind(at)
+            .execute(&mut *tx)
+            .await
+            .map_err(fault)?;
+        }
+        let record = deck_in_tx(&mut tx, deck.owner_id, deck_id)
+            .await?
+            .ok_or_else(|| Error::internal("a deck inserted in this transaction is missing"))?;
+        tx.commit().await.map_err(fault)?;
+        Ok(record)
+    }
+
+    async fn get_deck(&self, owner_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{DECK_SELECT} WHERE d.id = ? AND d.owner_id = ?"));
+        sqlx::query(sql)
+            .bind(deck_id)
+            .bind(owner_id)
+            .fetch_optional(&self.read)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(deck_row)
+            .transpose()
+    }
+
+    async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>> {
+        let rows = sqlx::query(
+            "SELECT id, horizontal, vertical, html FROM slides WHERE deck_id = ?
+             ORDER BY horizontal, vertical",
+        )
+        .bind(deck_id)
+        .fetch_all(&self.read)
+        .await
+        .map_err(fault)?;
+        rows.iter()
+            .map(|row| {
+                Ok(SlideHtmlRecord {
+                    id: row.try_get(0).map_err(fault)?,
+                    horizontal: row.try_get(1).map_err(fault)?,
+                    vertical: row.try_get(2).map_err(fault)?,
+                    html: row.try_get(3).map_err(fault)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn update_deck(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        patch: &DeckPatch,
+        now: Timestamp,
+    ) -> Result<Option<DeckRecord>> {
+        let mut tx = self.begin_write().await?;
+        if !patch.is_empty() {
+            sqlx::query(
+                "UPDATE decks SET title = COALESCE(?, title),
+                    description = COALESCE(?, description), width = COALESCE(?, width),
+                    height = COALESCE(?, height), margin = COALESCE(?, margin),
+                    theme_color = COALESCE(?, theme_color), theme_font = COALESCE(?, theme_font),
+                    visibility = COALESCE(?, visibility), updated_at = ?
+                 WHERE id = ? AND owner_id = ? AND trashed_at IS NULL",
+            )
+            .bind(&patch.title)
+            .bind(&patch.description)
+            .bind(patch.width)
+            .bind(patch.height)
+            .bind(patch.margin)
+            .bind(patch.theme_color.map(ThemeColor::as_str))
+            .bind(patch.theme_font.map(ThemeFont::as_str))
+            .bind(patch.visibility.map(Visibility::as_str))
+            .bind(now.unix_micros())
+            .bind(deck_id)
+            .bind(owner_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(fault)?;
+        }
+        let deck = deck_in_tx(&mut tx, owner_id, deck_id)
+            .await?
+            .filter(|d| d.trashed_at.is_none());
+        tx.commit().await.map_err(fault)?;
+        Ok(deck)
+    }
+
+    async fn set_deck_trashed(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        trashed_at: Option<Timestamp>,
+    ) -> Result<bool> {
+        let result = match trashed_at {
+            Some(at) => sqlx::query(
+                "UPDATE decks SET trashed_at = COALESCE(trashed_at, ?) WHERE id = ? AND owner_id = ?",
+            )
+            .bind(at.unix_micros()),
+            None => sqlx::query("UPDATE decks SET trashed_at = NULL WHERE id = ? AND owner_id = ?"),
+        }
+        .bind(deck_id)
+        .bind(owner_id)
+        .execute(&self.write)
+        .await
+        .map_err(fault)?;
+        Ok(result.rows_affected() > 0)
+    }
+}

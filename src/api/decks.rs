@@ -1,0 +1,131 @@
+//! The deck operations (interface 4.3).
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use lectern_core::deck::{DeckPatch, NewDeck};
+use lectern_core::params::{Paging, parse_bool};
+use lectern_core::views::{CreatedDeck, DeckMeta, DeckSummary, DeckView, TrashedDeckSummary};
+
+use crate::api::{Envelope, data, page};
+use crate::app::AppState;
+use crate::http::error::{ApiError, ErrorBody};
+use crate::http::extract::{Auth, IdPath, JsonBody, QueryParams};
+
+fn paging(query: &QueryParams) -> Result<Paging, ApiError> {
+    Ok(Paging::parse(
+        query.get("page"),
+        query.get("per_page"),
+        Paging::DECKS,
+    )?)
+}
+
+/// `list_decks`: the caller's decks outside the trash, newest first.
+#[utoipa::path(get, path = "/v1/decks", operation_id = "list_decks", tag = "decks",
+    params(("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    responses((status = 200, body = Envelope<Vec<DeckSummary>>), (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn list_decks(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    query: QueryParams,
+) -> Result<Json<Envelope<Vec<DeckSummary>>>, ApiError> {
+    Ok(page(state.core.list_decks(&caller, paging(&query)?).await?))
+}
+
+/// `create_deck`: a new deck with the given (or one blank) slide.
+#[utoipa::path(post, path = "/v1/decks", operation_id = "create_deck", tag = "decks",
+    responses((status = 201, body = Envelope<CreatedDeck>), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn create_deck(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    JsonBody(body): JsonBody,
+) -> Result<(StatusCode, Json<Envelope<CreatedDeck>>), ApiError> {
+    let new = NewDeck::from_json(body)?;
+    Ok((
+        StatusCode::CREATED,
+        data(state.core.create_deck(&caller, new).await?),
+    ))
+}
+
+/// `list_trashed_decks`: the caller's trashed decks, most recently trashed first.
+#[utoipa::path(get, path = "/v1/decks/trashed", operation_id = "list_trashed_decks", tag = "decks",
+    params(("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    responses((status = 200, body = Envelope<Vec<TrashedDeckSummary>>), (status = 401, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn list_trashed_decks(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    query: QueryParams,
+) -> Result<Json<Envelope<Vec<TrashedDeckSummary>>>, ApiError> {
+    Ok(page(
+        state
+            .core
+            .list_trashed_decks(&caller, paging(&query)?)
+            .await?,
+    ))
+}
+
+/// `get_deck`: one deck, with `deck_html` when `include_deck_html=true`.
+#[utoipa::path(get, path = "/v1/decks/{id}", operation_id = "get_deck", tag = "decks",
+    params(("id" = String, Path, description = "deck id, e.g. 12 or \"12\""), ("include_deck_html" = Option<bool>, Query)),
+    responses((status = 200, body = Envelope<DeckView>), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn get_deck(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    IdPath(id): IdPath,
+    query: QueryParams,
+) -> Result<Json<Envelope<DeckView>>, ApiError> {
+    let include = parse_bool("include_deck_html", query.get("include_deck_html"))?;
+    Ok(data(state.core.get_deck(&caller, id, include).await?))
+}
+
+/// `update_deck`: changes the given deck fields.
+#[utoipa::path(patch, path = "/v1/decks/{id}", operation_id = "update_deck", tag = "decks",
+    params(("id" = String, Path)),
+    responses((status = 200, body = Envelope<DeckMeta>), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn update_deck(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    IdPath(id): IdPath,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Envelope<DeckMeta>>, ApiError> {
+    let patch = DeckPatch::from_json(body)?;
+    Ok(data(state.core.update_deck(&caller, id, patch).await?))
+}
+
+/// `trash_deck`: moves the deck to the trash; 204.
+#[utoipa::path(post, path = "/v1/decks/{id}/trash", operation_id = "trash_deck", tag = "decks",
+    params(("id" = String, Path)),
+    responses((status = 204), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn trash_deck(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    IdPath(id): IdPath,
+) -> Result<StatusCode, ApiError> {
+    state.core.trash_deck(&caller, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `recover_deck`: brings the deck back from the trash; 204.
+#[utoipa::path(post, path = "/v1/decks/{id}/recover", operation_id = "recover_deck", tag = "decks",
+    params(("id" = String, Path)),
+    responses((status = 204), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn recover_deck(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    IdPath(id): IdPath,
+) -> Result<StatusCode, ApiError> {
+    state.core.recover_deck(&caller, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,31 @@
+//! The REST API under `/v1` (interface section 4): one module per resource, one handler per
+//! operation, named by its operationId. Handlers only extract, call the core, and wrap the
+//! answer in the envelope.
+
+pub mod decks;
+pub mod users;
+
+use axum::Json;
+use lectern_core::params::PageMeta;
+use serde::Serialize;
+
+/// The success envelope (interface 2.1).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct Envelope<T, M = PageMeta> {
+    pub data: T,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<M>,
+}
+
+/// `{"data": data}`.
+pub fn data<T: Serialize>(data: T) -> Json<Envelope<T>> {
+    Json(Envelope { data, meta: None })
+}
+
+/// `{"data": items, "meta": {page, per_page, total}}`.
+pub fn page<T: Serialize>(page: lectern_core::service::Page<T>) -> Json<Envelope<Vec<T>>> {
+    Json(Envelope {
+        data: page.items,
+        meta: Some(page.meta),
+    })
+}

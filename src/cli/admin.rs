@@ -1,0 +1,95 @@
+//! `lectern admin ...`: account, key and OAuth client management over the same core the
+//! server uses. Each command prints only its result on stdout.
+
+use clap::Subcommand;
+use lectern_core::Lectern;
+use lectern_core::secret::Secret;
+use lectern_core::service::NewUser;
+
+use crate::cli::StorageOptions;
+
+/// Admin commands.
+#[derive(Debug, Subcommand)]
+pub enum AdminCommand {
+    /// Create an account; prints its id.
+    CreateUser {
+        #[arg(long)]
+        username: String,
+        #[arg(long)]
+        email: String,
+        /// Display name (default: the username).
+        #[arg(long)]
+        name: Option<String>,
+        /// Web sign-in password (at least 8 characters); without it the account cannot sign
+        /// in on the web.
+        #[arg(long)]
+        password: Option<String>,
+        /// Team slug (team accounts arrive with the teams issue).
+        #[arg(long)]
+        team: Option<String>,
+    },
+    /// Create an API key for an account; prints the key (shown only this once).
+    CreateApiKey {
+        #[arg(long)]
+        username: String,
+        #[arg(long, default_value = "")]
+        label: String,
+    },
+    /// Register an OAuth client; prints {"client_id", "client_secret"} as JSON.
+    CreateOauthClient {
+        #[arg(long)]
+        name: String,
+        /// Allowed redirect URI (repeat for several).
+        #[arg(long = "redirect-uri", required = true)]
+        redirect_uris: Vec<String>,
+        /// A public client (no secret; PKCE required).
+        #[arg(long)]
+        public: bool,
+    },
+}
+
+/// Runs one admin command.
+pub async fn run(opts: &StorageOptions, cmd: AdminCommand) -> anyhow::Result<()> {
+    let core = Lectern::new(opts.open_store().await?, &opts.public_url_or_listen());
+    match cmd {
+        AdminCommand::CreateUser {
+            username,
+            email,
+            name,
+            password,
+            team,
+        } => {
+            if team.is_some() {
+                anyhow::bail!("--team is not supported yet: teams are not built in this version");
+            }
+            let id = core
+                .create_user(NewUser {
+                    username,
+                    email,
+                    name,
+                    password: password.map(Secret::new),
+                })
+                .await?;
+            println!("{id}");
+        }
+        AdminCommand::CreateApiKey { username, label } => {
+            let key = core.create_api_key(&username, &label).await?;
+            println!("{}", key.expose());
+        }
+        AdminCommand::CreateOauthClient {
+            name,
+            redirect_uris,
+            public,
+        } => {
+            let client = core
+                .create_oauth_client(&name, &redirect_uris, public)
+                .await?;
+            let out = serde_json::json!({
+                "client_id": client.client_id,
+                "client_secret": client.client_secret.as_ref().map(|s| s.expose()),
+            });
+            println!("{out}");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,72 @@
+//! The `lectern` command line of the operating contract: `serve` and the `admin` commands,
+//! all sharing the storage options (so admin commands work on a running server's data).
+
+pub mod admin;
+pub mod serve;
+pub mod storage;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub use storage::StorageOptions;
+
+/// Lectern: a self-hostable presentation-deck service.
+#[derive(Debug, Parser)]
+#[command(name = "lectern", version, about)]
+pub struct Cli {
+    #[command(flatten)]
+    pub storage: StorageOptions,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// What to run.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP service (REST API and web pages).
+    Serve,
+    /// Manage accounts, API keys and OAuth clients.
+    #[command(subcommand)]
+    Admin(admin::AdminCommand),
+}
+
+/// Parses the command line and runs it.
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    init_tracing();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async move {
+        match cli.command {
+            Command::Serve => serve::run(&cli.storage).await,
+            Command::Admin(cmd) => admin::run(&cli.storage, cmd).await,
+        }
+    });
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs go to stderr (stdout carries the admin commands' output); `RUST_LOG` filters.
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .try_init();
+}

@@ -1,0 +1,61 @@
+//! `lectern serve`: open storage, bootstrap the first account, bind, serve until SIGTERM or
+//! Ctrl-C, then drain in-flight requests.
+
+use anyhow::Context;
+use lectern_core::Lectern;
+use tokio::net::TcpListener;
+
+use crate::app::{self, AppState};
+use crate::cli::StorageOptions;
+
+/// Runs the HTTP service.
+pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
+    let store = opts.open_store().await?;
+    let listener = TcpListener::bind(&opts.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", opts.listen))?;
+    let bound = listener.local_addr()?;
+    let public_url = opts.public_url_for(bound)?;
+    let core = Lectern::new(store, &public_url);
+    if let Some(boot) = core
+        .bootstrap()
+        .await
+        .map_err(|e| anyhow::anyhow!("creating the first account failed: {e}"))?
+    {
+        println!(
+            "Lectern: first start, created the account '{}'.",
+            boot.username
+        );
+        println!("  password: {}", boot.password.expose());
+        println!("  API key:  {}", boot.api_key.expose());
+        println!("  web:      {public_url}/login");
+        println!("These are shown only once.");
+    }
+    tracing::info!(listen = %bound, public_url = %public_url, "lectern is serving");
+    app::serve(listener, AppState { core }, shutdown_signal()).await?;
+    tracing::info!("lectern stopped");
+    Ok(())
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
+}

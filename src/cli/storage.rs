@@ -1,0 +1,95 @@
+//! The options every command shares, and opening the store they describe.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use lectern_core::store::Store;
+use lectern_store_sqlite::SqliteStore;
+
+/// Where the service listens and keeps its data (contract: "Every command takes the same
+/// storage options").
+#[derive(Debug, Clone, Args)]
+pub struct StorageOptions {
+    /// Address to listen on.
+    #[arg(
+        long,
+        env = "LECTERN_LISTEN",
+        default_value = "127.0.0.1:8080",
+        global = true
+    )]
+    pub listen: String,
+
+    /// Directory for the SQLite database and export files.
+    #[arg(
+        long,
+        env = "LECTERN_DATA_DIR",
+        default_value = "./lectern-data",
+        global = true
+    )]
+    pub data_dir: PathBuf,
+
+    /// Database URL: `sqlite://PATH`, or `postgres://...` for PostgreSQL. Default: the
+    /// SQLite file `lectern.db` inside the data dir.
+    #[arg(
+        long,
+        env = "LECTERN_DATABASE_URL",
+        global = true,
+        hide_env_values = true
+    )]
+    pub database_url: Option<String>,
+
+    /// Public URL every returned URL starts with. Default: `http://` + the listen address.
+    #[arg(long, env = "LECTERN_PUBLIC_URL", global = true)]
+    pub public_url: Option<String>,
+
+    /// Requests per minute per credential; `0` turns limiting off.
+    #[arg(long, env = "LECTERN_RATE_LIMIT", default_value_t = 600, global = true)]
+    pub rate_limit: u32,
+}
+
+impl StorageOptions {
+    /// The public URL for a server bound to `bound` (used when `--public-url` is not set).
+    pub fn public_url_for(&self, bound: std::net::SocketAddr) -> anyhow::Result<String> {
+        match &self.public_url {
+            Some(url) => {
+                if !(url.starts_with("http://") || url.starts_with("https://")) {
+                    bail!("--public-url must start with http:// or https://, got {url:?}");
+                }
+                Ok(url.trim_end_matches('/').to_string())
+            }
+            None => Ok(format!("http://{bound}")),
+        }
+    }
+
+    /// The public URL when no server is bound (admin commands).
+    pub fn public_url_or_listen(&self) -> String {
+        self.public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", self.listen))
+    }
+
+    /// Opens the configured store, creating the data dir and running migrations.
+    pub async fn open_store(&self) -> anyhow::Result<Arc<dyn Store>> {
+        let url = match &self.database_url {
+            Some(url) => url.clone(),
+            None => {
+                std::fs::create_dir_all(&self.data_dir).with_context(|| {
+                    format!("cannot create the data dir {}", self.data_dir.display())
+                })?;
+                format!("sqlite://{}", self.data_dir.join("lectern.db").display())
+            }
+        };
+        if url.starts_with("sqlite:") {
+            let store = SqliteStore::open(&url)
+                .await
+                .map_err(|e| anyhow::anyhow!("cannot open the SQLite database: {e}"))?;
+            Ok(Arc::new(store))
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            bail!("PostgreSQL storage is not available in this build yet; use SQLite (the default)")
+        } else {
+            bail!("unsupported database URL scheme: expected sqlite:// or postgres://")
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! The REST error boundary: every failure leaves as a status and `{"error": "..."}`.
+//! A fault (5xx) is logged here, once, with its cause chain, inside the request's span (which
+//! carries the request id); the client only learns that something went wrong.
+
+use axum::Json;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use lectern_core::Error;
+use serde::Serialize;
+
+/// The error body (interface 2.12).
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct ErrorBody {
+    pub error: String,
+}
+
+/// An error answer of the REST API.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub message: String,
+    /// Set for 401 answers: the `WWW-Authenticate` challenge.
+    challenge: Option<&'static str>,
+}
+
+impl ApiError {
+    /// An answer with this status and message.
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            message: message.into(),
+            challenge: None,
+        }
+    }
+
+    /// 422: the request parameters or body are invalid.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNPROCESSABLE_ENTITY, message)
+    }
+
+    /// 401 with a bearer challenge; `invalid_token` when a credential was presented.
+    pub fn unauthorized(message: impl Into<String>, presented: bool) -> Self {
+        ApiError {
+            challenge: Some(if presented {
+                "Bearer realm=\"lectern\", error=\"invalid_token\""
+            } else {
+                "Bearer realm=\"lectern\""
+            }),
+            ..Self::new(StatusCode::UNAUTHORIZED, message)
+        }
+    }
+}
+
+impl From<Error> for ApiError {
+    fn from(err: Error) -> Self {
+        match err {
+            Error::Unauthorized(m) => ApiError::unauthorized(m, true),
+            Error::Forbidden(m) => ApiError::new(StatusCode::FORBIDDEN, m),
+            Error::NotFound(m) => ApiError::new(StatusCode::NOT_FOUND, m),
+            Error::Invalid(m) => ApiError::invalid(m),
+            Error::Internal(cause) => {
+                let mut chain = cause.to_string();
+                let mut source = cause.source();
+                while let Some(s) = source {
+                    chain.push_str(": ");
+                    chain.push_str(&s.to_string());
+                    source = s.source();
+                }
+                tracing::error!(error = %chain, "request failed with an internal error");
+                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error")
+            }
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = (
+            self.status,
+            Json(ErrorBody {
+                error: self.message,
+            }),
+        )
+            .into_response();
+        if let Some(challenge) = self.challenge {
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static(challenge),
+            );
+        }
+        response
+    }
+}

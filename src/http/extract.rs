@@ -1,0 +1,127 @@
+//! Request extractors whose rejections are the API's own JSON errors: the caller's
+//! credential, an optional JSON body, query parameters and integer path ids.
+
+use std::collections::HashMap;
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
+use axum::http::request::Parts;
+use axum::http::{StatusCode, header};
+use lectern_core::auth::Caller;
+use serde_json::Value;
+
+use crate::app::AppState;
+use crate::http::error::ApiError;
+
+/// The authenticated caller, from `Authorization: Bearer <credential>`; 401 otherwise.
+pub struct Auth(pub Caller);
+
+impl FromRequestParts<AppState> for Auth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let Some(value) = parts.headers.get(header::AUTHORIZATION) else {
+            return Err(ApiError::unauthorized(
+                "a valid API key or OAuth access token is required (Authorization: Bearer ...)",
+                false,
+            ));
+        };
+        let token = value
+            .to_str()
+            .ok()
+            .and_then(|v| v.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, token)| token.trim())
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| {
+                ApiError::unauthorized(
+                    "the Authorization header must be 'Bearer <credential>'",
+                    true,
+                )
+            })?;
+        Ok(Auth(state.core.authenticate_bearer(token).await?))
+    }
+}
+
+/// An optional JSON body: absent or empty is `None`; otherwise it must be sent as
+/// `application/json` and parse. Oversized bodies answer 413.
+pub struct JsonBody(pub Option<Value>);
+
+impl<S: Send + Sync> FromRequest<S> for JsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let is_json = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .map(|mime| {
+                let mime = mime.trim().to_ascii_lowercase();
+                mime == "application/json"
+                    || (mime.starts_with("application/") && mime.ends_with("+json"))
+            });
+        let bytes = Bytes::from_request(req, state).await.map_err(|rejection| {
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "request body is too large")
+            } else {
+                ApiError::invalid(format!("could not read the request body: {rejection}"))
+            }
+        })?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(JsonBody(None));
+        }
+        match is_json {
+            Some(true) => {}
+            Some(false) => {
+                return Err(ApiError::invalid(
+                    "the request body must be sent with Content-Type: application/json",
+                ));
+            }
+            None => {
+                return Err(ApiError::invalid(
+                    "missing Content-Type: the request body must be application/json",
+                ));
+            }
+        }
+        serde_json::from_slice(&bytes)
+            .map(|v| JsonBody(Some(v)))
+            .map_err(|e| ApiError::invalid(format!("malformed JSON in the request body: {e}")))
+    }
+}
+
+/// Query parameters as raw strings; the core parses each one.
+pub struct QueryParams(pub HashMap<String, String>);
+
+impl QueryParams {
+    /// The raw value of one parameter.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.get(name).map(String::as_str)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        Query::<HashMap<String, String>>::from_request_parts(parts, state)
+            .await
+            .map(|Query(map)| QueryParams(map))
+            .map_err(|e| ApiError::invalid(format!("invalid query string: {e}")))
+    }
+}
+
+/// The `{id}` path segment as an integer id (`12` or `"12"`); `None` for an integer no row
+/// can have. Non-integers answer 422.
+pub struct IdPath(pub Option<i64>);
+
+impl<S: Send + Sync> FromRequestParts<S> for IdPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Path(raw) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| ApiError::invalid(format!("invalid path: {e}")))?;
+        Ok(IdPath(lectern_core::params::parse_id("id", &raw)?))
+    }
+}

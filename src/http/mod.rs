@@ -1,0 +1,67 @@
+//! Shared HTTP plumbing: the error boundary, extractors, and the middleware every route gets
+//! (request ids, tracing, panics, timeouts, JSON bodies on every error answer).
+
+pub mod error;
+pub mod extract;
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+
+use error::ApiError;
+
+/// Unknown routes: 404 with a JSON body.
+pub async fn not_found(req: Request) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        format!("no route for {} {}", req.method(), req.uri().path()),
+    )
+}
+
+/// A known route with another method: 405 with a JSON body.
+pub async fn method_not_allowed(req: Request) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!(
+            "method {} is not allowed on {}",
+            req.method(),
+            req.uri().path()
+        ),
+    )
+}
+
+/// Answers for a handler that panicked: 500 with a JSON body (the panic is logged).
+pub fn panic_response(err: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let detail = err
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| err.downcast_ref::<&str>().copied())
+        .unwrap_or("unknown panic");
+    tracing::error!(panic = detail, "request handler panicked");
+    ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error").into_response()
+}
+
+/// Gives every error answer that lacks one a JSON body `{"error": ...}` (e.g. a timeout from
+/// a tower layer), so clients can always parse errors the same way.
+pub async fn json_errors(req: Request, next: Next) -> Response {
+    let response = next.run(req).await;
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let reason = status.canonical_reason().unwrap_or("error").to_lowercase();
+    let (mut parts, _) = response.into_parts();
+    let body = serde_json::json!({ "error": reason }).to_string();
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, Body::from(body))
+}

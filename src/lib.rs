@@ -1,0 +1,9 @@
+//! The `lectern` binary's library: adapters and wiring only (CLI, router, HTTP plumbing,
+//! REST handlers, web pages). Business rules and storage live in `crates/`.
+
+pub mod api;
+pub mod app;
+pub mod cli;
+pub mod http;
+pub mod router;
+pub mod web;

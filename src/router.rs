@@ -1,0 +1,65 @@
+//! Every path Lectern serves, in one place: read this file as the table of contents.
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::{HeaderName, StatusCode};
+use axum::routing::{get, post};
+use tower::ServiceBuilder;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+
+use crate::app::AppState;
+use crate::{api, http, web};
+
+/// Largest request body (413 above it).
+pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
+
+/// Longest time a request may take before it is answered 408.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The whole application.
+pub fn build(state: AppState) -> Router {
+    let request_id = HeaderName::from_static("x-request-id");
+    Router::new()
+        // REST API (interface section 4).
+        .route("/v1/user", get(api::users::users_get))
+        .route("/v1/decks", get(api::decks::list_decks).post(api::decks::create_deck))
+        .route("/v1/decks/trashed", get(api::decks::list_trashed_decks))
+        .route(
+            "/v1/decks/{id}",
+            get(api::decks::get_deck).patch(api::decks::update_deck),
+        )
+        .route("/v1/decks/{id}/trash", post(api::decks::trash_deck))
+        .route("/v1/decks/{id}/recover", post(api::decks::recover_deck))
+        // Operations.
+        .route("/healthz", get(web::health::healthz))
+        .fallback(http::not_found)
+        .method_not_allowed_fallback(http::method_not_allowed)
+        .layer(
+            ServiceBuilder::new()
+                .layer(SetRequestIdLayer::new(request_id.clone(), MakeRequestUuid))
+                .layer(TraceLayer::new_for_http().make_span_with(
+                    |req: &axum::http::Request<axum::body::Body>| {
+                        let id = req
+                            .headers()
+                            .get("x-request-id")
+                            .and_then(|v| v.to_str().ok())
+                            .unwrap_or("-");
+                        tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request.id = %id)
+                    },
+                ))
+                .layer(PropagateRequestIdLayer::new(request_id))
+                .layer(axum::middleware::from_fn(http::json_errors))
+                .layer(CatchPanicLayer::custom(http::panic_response))
+                .layer(TimeoutLayer::with_status_code(
+                    StatusCode::REQUEST_TIMEOUT,
+                    REQUEST_TIMEOUT,
+                ))
+                .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
+        )
+        .with_state(state)
+}
