@@ -1,0 +1,200 @@
+//! The `lectern` binary as the contract starts it: first-start bootstrap, admin commands
+//! against a running server's data, and a clean exit on SIGTERM.
+
+use std::process::Stdio;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_lectern");
+
+async fn admin(data_dir: &std::path::Path, args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN)
+        .arg("admin")
+        .args(args)
+        .arg("--data-dir")
+        .arg(data_dir)
+        .output()
+        .await
+        .expect("the admin command runs");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).trim().to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    )
+}
+
+#[tokio::test]
+async fn serve_bootstraps_admin_and_admin_commands_work_while_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("lectern serve starts");
+    let mut lines = BufReader::new(server.stdout.take().unwrap()).lines();
+    let (mut key, mut password, mut web) = (None, None, None);
+    while let Some(line) = lines.next_line().await.unwrap() {
+        let line = line.trim().to_string();
+        if let Some(v) = line.strip_prefix("API key:") {
+            key = Some(v.trim().to_string());
+        } else if let Some(v) = line.strip_prefix("password:") {
+            password = Some(v.trim().to_string());
+        } else if let Some(v) = line.strip_prefix("web:") {
+            web = Some(v.trim().to_string());
+            break;
+        }
+    }
+    let key = key.expect("the first start prints an API key");
+    assert!(password.expect("the first start prints a password").len() >= 16);
+    let web = web.expect("the first start prints the web address");
+    let base = web.trim_end_matches("/login").to_string();
+    let client = reqwest::Client::new();
+
+    // The bootstrap key works.
+    let me: serde_json::Value = client
+        .get(format!("{base}/v1/user"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(me["data"]["username"], "admin");
+
+    // Admin commands on the same data while the server runs.
+    let (ok, id, err) = admin(
+        dir.path(),
+        &[
+            "create-user",
+            "--username",
+            "carol",
+            "--email",
+            "c@example.org",
+        ],
+    )
+    .await;
+    assert!(ok, "{err}");
+    assert!(
+        id.parse::<i64>().is_ok(),
+        "create-user prints the id alone: {id:?}"
+    );
+    let (ok, carol_key, err) = admin(
+        dir.path(),
+        &["create-api-key", "--username", "carol", "--label", "laptop"],
+    )
+    .await;
+    assert!(ok, "{err}");
+    assert!(carol_key.starts_with("lk_") && !carol_key.contains(char::is_whitespace));
+    let me: serde_json::Value = client
+        .get(format!("{base}/v1/user"))
+        .bearer_auth(&carol_key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(me["data"]["id"].to_string(), id);
+    let (ok, client_json, err) = admin(
+        dir.path(),
+        &[
+            "create-oauth-client",
+            "--name",
+            "Tool",
+            "--redirect-uri",
+            "http://127.0.0.1/cb",
+            "--redirect-uri",
+            "https://x.example/cb",
+        ],
+    )
+    .await;
+    assert!(ok, "{err}");
+    let c: serde_json::Value = serde_json::from_str(&client_json).unwrap();
+    assert!(c["client_id"].is_string() && c["client_secret"].is_string());
+    let (ok, public_json, _) = admin(
+        dir.path(),
+        &[
+            "create-oauth-client",
+            "--name",
+            "Cli",
+            "--redirect-uri",
+            "http://127.0.0.1/cb",
+            "--public",
+        ],
+    )
+    .await;
+    assert!(ok);
+    let p: serde_json::Value = serde_json::from_str(&public_json).unwrap();
+    assert!(p["client_secret"].is_null());
+
+    // Bad input fails with a message and a non-zero exit.
+    let (ok, _, err) = admin(
+        dir.path(),
+        &[
+            "create-user",
+            "--username",
+            "carol",
+            "--email",
+            "c@example.org",
+        ],
+    )
+    .await;
+    assert!(!ok && err.contains("taken"), "{err}");
+    let (ok, _, err) = admin(dir.path(), &["create-api-key", "--username", "nobody"]).await;
+    assert!(!ok && err.contains("nobody"), "{err}");
+
+    // SIGTERM: graceful exit with status 0.
+    let pid = server.id().expect("the server is running");
+    let status = Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .await
+        .unwrap();
+    assert!(status.success());
+    let exit = server.wait().await.unwrap();
+    assert!(
+        exit.success(),
+        "lectern serve exits cleanly on SIGTERM: {exit:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_second_start_does_not_bootstrap_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ok, _, err) = admin(
+        dir.path(),
+        &[
+            "create-user",
+            "--username",
+            "first",
+            "--email",
+            "f@example.org",
+        ],
+    )
+    .await;
+    assert!(ok, "{err}");
+
+    let mut server = Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    // The server logs "lectern is serving" on stderr once it listens.
+    let mut err_lines = BufReader::new(server.stderr.take().unwrap()).lines();
+    while let Some(line) = err_lines.next_line().await.unwrap() {
+        if line.contains("lectern is serving") {
+            break;
+        }
+    }
+    server.start_kill().unwrap();
+    let out = server.wait_with_output().await.unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("API key"));
+}

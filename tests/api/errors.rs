@@ -1,0 +1,136 @@
+//! Errors every route shares: unknown routes, wrong methods, bodies, 401 on each operation.
+
+use reqwest::Method;
+use serde_json::json;
+
+use crate::common::TestApp;
+
+/// Every operation built so far, as (method, path).
+const OPERATIONS: &[(&str, &str)] = &[
+    ("GET", "/v1/user"),
+    ("GET", "/v1/decks"),
+    ("POST", "/v1/decks"),
+    ("GET", "/v1/decks/trashed"),
+    ("GET", "/v1/decks/1"),
+    ("PATCH", "/v1/decks/1"),
+    ("POST", "/v1/decks/1/trash"),
+    ("POST", "/v1/decks/1/recover"),
+];
+
+#[tokio::test]
+async fn every_operation_answers_401_without_a_credential() {
+    let app = TestApp::spawn().await;
+
+    for (method, path) in OPERATIONS {
+        let r = app.call(method.parse().unwrap(), path, None, None).await;
+        r.expect_error(401);
+        assert!(
+            r.headers.contains_key("www-authenticate"),
+            "{method} {path}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn every_operation_answers_401_for_an_unknown_key() {
+    let app = TestApp::spawn().await;
+    let bogus = format!("lk_{}", "x".repeat(48));
+
+    for (method, path) in OPERATIONS {
+        let r = app
+            .call(method.parse().unwrap(), path, Some(&bogus), Some(json!({})))
+            .await;
+        r.expect_error(401);
+    }
+}
+
+#[tokio::test]
+async fn unknown_routes_answer_404_json() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+
+    app.call(Method::GET, "/v1/nothing", Some(&alice.key), None)
+        .await
+        .expect_error(404);
+    app.call(Method::GET, "/v1/decks/1/unknown", Some(&alice.key), None)
+        .await
+        .expect_error(404);
+}
+
+#[tokio::test]
+async fn wrong_methods_answer_405_json() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+
+    app.call(Method::PUT, "/v1/decks", Some(&alice.key), None)
+        .await
+        .expect_error(405);
+    app.call(Method::DELETE, "/v1/decks/1", Some(&alice.key), None)
+        .await
+        .expect_error(405);
+    app.call(Method::GET, "/v1/decks/1/trash", Some(&alice.key), None)
+        .await
+        .expect_error(405);
+}
+
+#[tokio::test]
+async fn bodies_that_are_not_json_answer_422() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let post = || app.raw(Method::POST, "/v1/decks").bearer_auth(&alice.key);
+
+    let malformed = app
+        .send(
+            post()
+                .header("content-type", "application/json")
+                .body("{\"title\": "),
+        )
+        .await;
+    let wrong_type = app
+        .send(
+            post()
+                .header("content-type", "text/plain")
+                .body("{\"title\": \"x\"}"),
+        )
+        .await;
+    let no_type = app.send(post().body("{\"title\": \"x\"}")).await;
+    let not_object = app.create_deck(&alice.key, json!(["x"])).await;
+
+    malformed.expect_error(422);
+    wrong_type.expect_error(422);
+    no_type.expect_error(422);
+    not_object.expect_error(422);
+    assert_eq!(
+        app.list_decks(&alice.key, "").await.json["meta"]["total"],
+        0
+    );
+}
+
+#[tokio::test]
+async fn an_oversized_body_answers_413_json() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let huge = format!("{{\"title\": \"{}\"}}", "a".repeat(11 * 1024 * 1024));
+
+    let r = app
+        .send(
+            app.raw(Method::POST, "/v1/decks")
+                .bearer_auth(&alice.key)
+                .header("content-type", "application/json")
+                .body(huge),
+        )
+        .await;
+
+    r.expect_error(413);
+}
+
+#[tokio::test]
+async fn responses_carry_a_request_id_and_healthz_needs_no_credential() {
+    let app = TestApp::spawn().await;
+
+    let r = app.call(Method::GET, "/healthz", None, None).await;
+
+    r.expect(200);
+    assert_eq!(r.json["status"], "ok");
+    assert!(!r.headers["x-request-id"].is_empty());
+}

@@ -1,0 +1,9 @@
+//! Black-box tests over real HTTP: each test spawns the real router on 127.0.0.1:0 with a
+//! fresh SQLite database in a temporary directory, and calls it with reqwest.
+
+mod common;
+
+mod cli;
+mod decks;
+mod errors;
+mod users;
