@@ -2,10 +2,12 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
 use lectern_core::store::Store;
+use lectern_core::store::cache::CachedStore;
 use lectern_store_sqlite::SqliteStore;
 
 /// Where the service listens and keeps its data (contract: "Every command takes the same
@@ -81,15 +83,34 @@ impl StorageOptions {
                 format!("sqlite://{}", self.data_dir.join("lectern.db").display())
             }
         };
-        if url.starts_with("sqlite:") {
-            let store = SqliteStore::open(&url)
-                .await
-                .map_err(|e| anyhow::anyhow!("cannot open the SQLite database: {e}"))?;
-            Ok(Arc::new(store))
-        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            bail!("PostgreSQL storage is not available in this build yet; use SQLite (the default)")
-        } else {
-            bail!("unsupported database URL scheme: expected sqlite:// or postgres://")
-        }
+        open_store(&url).await
+    }
+}
+
+/// How often the SQLite change watcher looks for commits made by other connections.
+const CHANGE_POLL: Duration = Duration::from_millis(10);
+
+/// Opens the store behind `url` (the scheme picks the backend), with the hot-path cache in
+/// front of it and the backend's change watcher keeping that cache coherent.
+pub async fn open_store(url: &str) -> anyhow::Result<Arc<dyn Store>> {
+    if url.starts_with("sqlite:") {
+        let sqlite = SqliteStore::open(url)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot open the SQLite database: {e}"))?;
+        let cached = Arc::new(CachedStore::new(Arc::new(sqlite.clone())));
+        let weak = Arc::downgrade(&cached);
+        sqlite
+            .watch_changes(CHANGE_POLL, move || {
+                if let Some(cache) = weak.upgrade() {
+                    cache.invalidate_all();
+                }
+            })
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot watch the SQLite database: {e}"))?;
+        Ok(cached)
+    } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        bail!("PostgreSQL storage is not available in this build yet; use SQLite (the default)")
+    } else {
+        bail!("unsupported database URL scheme: expected sqlite:// or postgres://")
     }
 }

@@ -1,13 +1,10 @@
 //! `TestApp`: a running server on an ephemeral port with its own database, and a small typed
 //! client with one helper per operation.
 
-use std::sync::Arc;
-
 use lectern::app::{self, AppState};
 use lectern_core::Lectern;
 use lectern_core::secret::Secret;
 use lectern_core::service::NewUser;
-use lectern_store_sqlite::SqliteStore;
 use reqwest::{Method, StatusCode, header::HeaderMap};
 use serde_json::Value;
 use tempfile::TempDir;
@@ -82,14 +79,14 @@ impl TestApp {
     pub async fn spawn() -> TestApp {
         let dir = tempfile::tempdir().expect("a temp dir can be created");
         let url = format!("sqlite://{}", dir.path().join("lectern.db").display());
-        let store = SqliteStore::open(&url)
+        let store = lectern::cli::storage::open_store(&url)
             .await
             .expect("the test database opens");
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .expect("an ephemeral port is free");
         let base = format!("http://{}", listener.local_addr().unwrap());
-        let core = Lectern::new(Arc::new(store), &base);
+        let core = Lectern::new(store, &base);
         let (tx, rx) = oneshot::channel::<()>();
         let state = AppState { core: core.clone() };
         tokio::spawn(async move {

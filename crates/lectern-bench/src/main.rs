@@ -1,1 +1,351 @@
-fn main() {}
+//! `lectern-bench`: loads the release server over loopback and, in the same run, a bare axum
+//! handler that answers the same JSON from memory (the baseline), then prints requests/s and
+//! p50/p99 latency for both and their ratio.
+//!
+//! ```text
+//! cargo run --release -p lectern-bench -- [SCENARIO ...] [--connections N] [--seconds T]
+//! ```
+//!
+//! Scenarios: `get_deck`, `list_decks`, `create_deck` (all when none is named). Both servers
+//! run as child processes of this binary (`__serve-lectern`, `__serve-baseline`) so that the
+//! load generator, the server under test and the baseline are separate processes, as in
+//! production. Each connection is one HTTP/1.1 keep-alive connection driven by its own task.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::Request;
+use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::net::TcpStream;
+use tokio::process::{Child, Command};
+
+const SCENARIOS: &[&str] = &["get_deck", "list_decks", "create_deck"];
+
+/// One request shape of a scenario.
+#[derive(Clone)]
+struct Target {
+    method: hyper::Method,
+    path: String,
+    key: Option<String>,
+    body: Option<Bytes>,
+}
+
+/// What a load run measured.
+struct Outcome {
+    requests: u64,
+    errors: u64,
+    elapsed: Duration,
+    p50: Duration,
+    p99: Duration,
+}
+
+impl Outcome {
+    fn rps(&self) -> f64 {
+        self.requests as f64 / self.elapsed.as_secs_f64()
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    match args.first().map(String::as_str) {
+        Some("__serve-lectern") => runtime.block_on(serve_lectern(PathBuf::from(&args[1]))),
+        Some("__serve-baseline") => {
+            runtime.block_on(serve_baseline(args[1].parse()?, PathBuf::from(&args[2])))
+        }
+        _ => runtime.block_on(bench(args)),
+    }
+}
+
+/// Child: the real server on a fresh SQLite database in `data_dir`, on an ephemeral port.
+async fn serve_lectern(data_dir: PathBuf) -> anyhow::Result<()> {
+    let opts = lectern::cli::StorageOptions {
+        listen: "127.0.0.1:0".into(),
+        data_dir,
+        database_url: None,
+        public_url: None,
+        rate_limit: 0,
+    };
+    lectern::cli::serve::run(&opts).await
+}
+
+/// Child: answers every request with `status` and the bytes of `body_file`, from memory.
+async fn serve_baseline(status: u16, body_file: PathBuf) -> anyhow::Result<()> {
+    let body = Bytes::from(std::fs::read(&body_file)?);
+    let status = axum::http::StatusCode::from_u16(status)?;
+    let app = axum::Router::new().fallback(move || {
+        let body = body.clone();
+        async move { (status, [("content-type", "application/json")], body) }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    println!("web: http://{}/login", listener.local_addr()?);
+    axum::serve(listener, app).await?;
+    Ok(())
+}
+
+/// Starts a child of this binary and waits for its `web: URL` line; returns it and the
+/// lines printed before it.
+async fn spawn_child(args: &[&str]) -> anyhow::Result<(Child, SocketAddr, Vec<String>)> {
+    let mut child = Command::new(std::env::current_exe()?)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()?;
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout is piped")).lines();
+    let mut before = Vec::new();
+    while let Some(line) = lines.next_line().await? {
+        if let Some(url) = line.trim().strip_prefix("web:") {
+            let addr = url
+                .trim()
+                .trim_start_matches("http://")
+                .trim_end_matches("/login");
+            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            return Ok((child, addr.parse()?, before));
+        }
+        before.push(line);
+    }
+    bail!("the child server exited before it listened")
+}
+
+async fn bench(args: Vec<String>) -> anyhow::Result<()> {
+    let mut connections = 32usize;
+    let mut seconds = 10u64;
+    let mut scenarios = Vec::new();
+    let mut it = args.into_iter();
+    while let Some(arg) = it.next() {
+        match arg.as_str() {
+            "--connections" | "-c" => {
+                connections = it.next().context("--connections N")?.parse()?
+            }
+            "--seconds" | "-s" => seconds = it.next().context("--seconds T")?.parse()?,
+            name if SCENARIOS.contains(&name) => scenarios.push(name.to_string()),
+            other => bail!(
+                "unknown argument {other:?}; scenarios: {}",
+                SCENARIOS.join(", ")
+            ),
+        }
+    }
+    if scenarios.is_empty() {
+        scenarios = SCENARIOS.iter().map(|s| s.to_string()).collect();
+    }
+    let duration = Duration::from_secs(seconds);
+    let dir = tempfile::tempdir()?;
+    let data_dir = dir.path().join("data");
+    let (_server, addr, printed) = spawn_child(&[
+        "__serve-lectern",
+        data_dir.to_str().context("utf-8 temp path")?,
+    ])
+    .await?;
+    let key = printed
+        .iter()
+        .find_map(|l| l.trim().strip_prefix("API key:"))
+        .context("the fresh server printed no API key")?
+        .trim()
+        .to_string();
+
+    // Fixture: 20 decks of 5 slides each.
+    let slides: Vec<serde_json::Value> = (0..5)
+        .map(|i| serde_json::json!({"html": format!("<section><h2>Slide {i}</h2><p>Some text for slide {i}.</p></section>"), "notes": "Remember this."}))
+        .collect();
+    let mut deck_id = 0;
+    for i in 0..20 {
+        let body = serde_json::json!({"title": format!("Deck {i}"), "slides": slides});
+        let (status, bytes) = once(addr, &post("/v1/decks", &key, &body)).await?;
+        if status != 201 {
+            bail!("fixture deck creation answered {status}");
+        }
+        deck_id = serde_json::from_slice::<serde_json::Value>(&bytes)?["data"]["id"]
+            .as_i64()
+            .unwrap_or(0);
+    }
+
+    println!(
+        "lectern-bench: {connections} connections, {seconds} s per run, loopback, release build"
+    );
+    println!(
+        "{:<12} {:<9} {:>10} {:>10} {:>9} {:>9} {:>7}",
+        "scenario", "server", "requests", "req/s", "p50 ms", "p99 ms", "errors"
+    );
+    for scenario in &scenarios {
+        let target = match scenario.as_str() {
+            "get_deck" => Target {
+                method: hyper::Method::GET,
+                path: format!("/v1/decks/{deck_id}"),
+                key: Some(key.clone()),
+                body: None,
+            },
+            "list_decks" => Target {
+                method: hyper::Method::GET,
+                path: "/v1/decks".into(),
+                key: Some(key.clone()),
+                body: None,
+            },
+            "create_deck" => post(
+                "/v1/decks",
+                &key,
+                &serde_json::json!({"title": "Bench", "slides": [{"html": "<section><h1>Hello</h1></section>"}]}),
+            ),
+            _ => unreachable!("scenarios are checked above"),
+        };
+        // The baseline answers exactly what Lectern answers to this request.
+        let (status, sample) = once(addr, &target).await?;
+        let body_file = dir.path().join(format!("{scenario}.json"));
+        std::fs::write(&body_file, &sample)?;
+        let (_baseline, base_addr, _) = spawn_child(&[
+            "__serve-baseline",
+            &status.to_string(),
+            path_str(&body_file)?,
+        ])
+        .await?;
+
+        let baseline = load(base_addr, &target, connections, duration).await?;
+        print_row(scenario, "baseline", &baseline);
+        let lectern = load(addr, &target, connections, duration).await?;
+        print_row(scenario, "lectern", &lectern);
+        println!(
+            "{:<12} lectern/baseline: {:.2} of the requests/s, p50 {:.2}x, p99 {:.2}x",
+            scenario,
+            lectern.rps() / baseline.rps(),
+            lectern.p50.as_secs_f64() / baseline.p50.as_secs_f64().max(1e-9),
+            lectern.p99.as_secs_f64() / baseline.p99.as_secs_f64().max(1e-9),
+        );
+    }
+    Ok(())
+}
+
+fn path_str(p: &Path) -> anyhow::Result<&str> {
+    p.to_str().context("utf-8 temp path")
+}
+
+fn post(path: &str, key: &str, body: &serde_json::Value) -> Target {
+    Target {
+        method: hyper::Method::POST,
+        path: path.into(),
+        key: Some(key.into()),
+        body: Some(Bytes::from(body.to_string())),
+    }
+}
+
+fn print_row(scenario: &str, server: &str, o: &Outcome) {
+    println!(
+        "{:<12} {:<9} {:>10} {:>10.0} {:>9.2} {:>9.2} {:>7}",
+        scenario,
+        server,
+        o.requests,
+        o.rps(),
+        o.p50.as_secs_f64() * 1e3,
+        o.p99.as_secs_f64() * 1e3,
+        o.errors
+    );
+}
+
+type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
+
+async fn connect(addr: SocketAddr) -> anyhow::Result<Sender> {
+    let stream = TcpStream::connect(addr).await?;
+    stream.set_nodelay(true)?;
+    let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    Ok(sender)
+}
+
+fn build(addr: SocketAddr, t: &Target) -> anyhow::Result<Request<Full<Bytes>>> {
+    let mut req = Request::builder()
+        .method(t.method.clone())
+        .uri(&t.path)
+        .header("host", addr.to_string());
+    if let Some(key) = &t.key {
+        req = req.header("authorization", format!("Bearer {key}"));
+    }
+    if t.body.is_some() {
+        req = req.header("content-type", "application/json");
+    }
+    Ok(req.body(Full::new(t.body.clone().unwrap_or_default()))?)
+}
+
+/// One request on a fresh connection: status and body.
+async fn once(addr: SocketAddr, t: &Target) -> anyhow::Result<(u16, Bytes)> {
+    let mut sender = connect(addr).await?;
+    let resp = sender.send_request(build(addr, t)?).await?;
+    let status = resp.status().as_u16();
+    Ok((status, resp.into_body().collect().await?.to_bytes()))
+}
+
+/// Drives `connections` keep-alive connections for a one-second warm-up and then `duration`.
+async fn load(
+    addr: SocketAddr,
+    t: &Target,
+    connections: usize,
+    duration: Duration,
+) -> anyhow::Result<Outcome> {
+    let target = Arc::new(t.clone());
+    let warmup = Duration::from_secs(1);
+    let start = Instant::now();
+    let measure_from = start + warmup;
+    let stop = measure_from + duration;
+    let mut tasks = Vec::new();
+    for _ in 0..connections {
+        let target = target.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut latencies = Vec::new();
+            let mut errors = 0u64;
+            let mut sender = connect(addr).await?;
+            loop {
+                let began = Instant::now();
+                if began >= stop {
+                    break;
+                }
+                let ok = match sender.send_request(build(addr, &target)?).await {
+                    Ok(resp) => {
+                        let good = resp.status().is_success();
+                        resp.into_body().collect().await.is_ok() && good
+                    }
+                    Err(_) => false,
+                };
+                if !ok && sender.is_closed() {
+                    sender = connect(addr).await?;
+                }
+                if began >= measure_from {
+                    if ok {
+                        latencies.push(began.elapsed());
+                    } else {
+                        errors += 1;
+                    }
+                }
+            }
+            anyhow::Ok((latencies, errors))
+        }));
+    }
+    let mut all = Vec::new();
+    let mut errors = 0;
+    for task in tasks {
+        let (latencies, e) = task.await??;
+        all.extend(latencies);
+        errors += e;
+    }
+    all.sort();
+    let pick = |q: f64| {
+        all.get(((all.len() as f64 * q) as usize).min(all.len().saturating_sub(1)))
+            .copied()
+            .unwrap_or_default()
+    };
+    Ok(Outcome {
+        requests: all.len() as u64,
+        errors,
+        elapsed: duration,
+        p50: pick(0.50),
+        p99: pick(0.99),
+    })
+}

@@ -20,7 +20,7 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
     SqliteSynchronous,
 };
-use sqlx::{Row, Sqlite, Transaction};
+use sqlx::{Connection, Row, Sqlite, SqliteConnection, Transaction};
 
 /// How long a connection waits for another process's write lock before failing.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -35,6 +35,8 @@ pub struct SqliteStore {
     read: SqlitePool,
     /// Writes: one connection, so this process's writers queue here instead of on the lock.
     write: SqlitePool,
+    /// How to open one more connection (the change watcher's).
+    options: SqliteConnectOptions,
 }
 
 /// Turns a sqlx error into a core error (a fault).
@@ -69,10 +71,53 @@ impl SqliteStore {
             .map_err(|e| Error::internal(format!("migrating the SQLite database failed: {e}")))?;
         let read = SqlitePoolOptions::new()
             .max_connections(READERS)
-            .connect_with(options)
+            .connect_with(options.clone())
             .await
             .map_err(fault)?;
-        Ok(SqliteStore { read, write })
+        Ok(SqliteStore {
+            read,
+            write,
+            options,
+        })
+    }
+
+    /// Calls `on_change` whenever any connection (this process's writer or another process)
+    /// has committed since the last poll, checked every `every` with `PRAGMA data_version`
+    /// on a connection of its own. Caches use it to notice writes made elsewhere.
+    pub async fn watch_changes(
+        &self,
+        every: Duration,
+        on_change: impl Fn() + Send + 'static,
+    ) -> Result<tokio::task::JoinHandle<()>> {
+        let mut conn = SqliteConnection::connect_with(&self.options)
+            .await
+            .map_err(fault)?;
+        let mut last: i64 = sqlx::query_scalar("PRAGMA data_version")
+            .fetch_one(&mut conn)
+            .await
+            .map_err(fault)?;
+        Ok(tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                match sqlx::query_scalar::<_, i64>("PRAGMA data_version")
+                    .fetch_one(&mut conn)
+                    .await
+                {
+                    Ok(v) if v != last => {
+                        last = v;
+                        on_change();
+                    }
+                    Ok(_) => {}
+                    Err(e) => {
+                        // Without the watcher, caches could go stale: report every change.
+                        tracing::warn!(error = %e, "data_version poll failed");
+                        on_change();
+                    }
+                }
+            }
+        }))
     }
 
     /// Closes both pools, waiting for connections to finish.

@@ -203,3 +203,5 @@ pub trait Store: Send + Sync {
         trashed_at: Option<Timestamp>,
     ) -> Result<bool>;
 }
+
+pub mod cache;

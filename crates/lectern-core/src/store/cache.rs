@@ -1,0 +1,212 @@
+//! A read-through cache in front of any [`Store`] for the two reads on every request's hot
+//! path: the API key behind a bearer credential and the deck being read.
+//!
+//! Coherence: every write that goes through this wrapper invalidates what it changed before
+//! it returns; writes made by other processes (admin commands, another server) are announced
+//! through [`CachedStore::invalidate_all`], which the backend's change watcher calls (SQLite
+//! polls `PRAGMA data_version`). Only hits are cached (an unknown key is always looked up),
+//! and a read that raced with an invalidation is not stored: each fill remembers the
+//! generation it started in and is dropped when an invalidation happened meanwhile.
+
+use std::collections::HashMap;
+use std::hash::Hash;
+use std::sync::{Arc, RwLock};
+
+use async_trait::async_trait;
+
+use super::*;
+use crate::deck::DeckPatch;
+use crate::params::Paging;
+
+/// Most entries a map holds before it is emptied (a bound on memory, not an LRU).
+const MAX_ENTRIES: usize = 10_000;
+
+/// One cached map with the invalidation generation that guards its fills.
+struct Map<K, V> {
+    inner: RwLock<(u64, HashMap<K, V>)>,
+}
+
+impl<K: Eq + Hash, V: Clone> Map<K, V> {
+    fn new() -> Self {
+        Map {
+            inner: RwLock::new((0, HashMap::new())),
+        }
+    }
+
+    fn generation(&self) -> u64 {
+        self.inner
+            .read()
+            .expect("cache lock is never poisoned: no panics inside")
+            .0
+    }
+
+    fn get(&self, k: &K) -> Option<V> {
+        self.inner
+            .read()
+            .expect("cache lock is never poisoned: no panics inside")
+            .1
+            .get(k)
+            .cloned()
+    }
+
+    /// Stores `v` unless an invalidation happened since `generation` was read.
+    fn fill(&self, generation: u64, k: K, v: V) {
+        let mut guard = self
+            .inner
+            .write()
+            .expect("cache lock is never poisoned: no panics inside");
+        if guard.0 != generation {
+            return;
+        }
+        if guard.1.len() >= MAX_ENTRIES {
+            guard.1.clear();
+        }
+        guard.1.insert(k, v);
+    }
+
+    fn remove_where(&self, pred: impl Fn(&K, &V) -> bool) {
+        let mut guard = self
+            .inner
+            .write()
+            .expect("cache lock is never poisoned: no panics inside");
+        guard.0 += 1;
+        guard.1.retain(|k, v| !pred(k, v));
+    }
+
+    fn clear(&self) {
+        self.remove_where(|_, _| true);
+    }
+}
+
+/// A [`Store`] that caches API keys by lookup and decks by id; see the module docs.
+pub struct CachedStore {
+    inner: Arc<dyn Store>,
+    keys: Map<String, ApiKeyRecord>,
+    decks: Map<i64, DeckRecord>,
+}
+
+impl CachedStore {
+    /// Wraps `inner`.
+    pub fn new(inner: Arc<dyn Store>) -> Self {
+        CachedStore {
+            inner,
+            keys: Map::new(),
+            decks: Map::new(),
+        }
+    }
+
+    /// Forgets everything: called when another process changed the database.
+    pub fn invalidate_all(&self) {
+        self.keys.clear();
+        self.decks.clear();
+    }
+
+    fn forget_deck(&self, deck_id: i64) {
+        self.decks.remove_where(|id, _| *id == deck_id);
+    }
+}
+
+#[async_trait]
+impl Store for CachedStore {
+    async fn ping(&self) -> Result<()> {
+        self.inner.ping().await
+    }
+
+    async fn count_users(&self) -> Result<i64> {
+        self.inner.count_users().await
+    }
+
+    async fn create_user(&self, user: NewUserRecord) -> Result<i64> {
+        self.inner.create_user(user).await
+    }
+
+    async fn find_user_by_username(&self, username: &str) -> Result<Option<UserRecord>> {
+        self.inner.find_user_by_username(username).await
+    }
+
+    async fn get_user(&self, id: i64) -> Result<Option<UserRecord>> {
+        self.inner.get_user(id).await
+    }
+
+    async fn create_api_key(&self, key: NewApiKeyRecord) -> Result<i64> {
+        self.inner.create_api_key(key).await
+    }
+
+    async fn find_api_key(&self, lookup: &str) -> Result<Option<ApiKeyRecord>> {
+        if let Some(hit) = self.keys.get(&lookup.to_string()) {
+            return Ok(Some(hit));
+        }
+        let generation = self.keys.generation();
+        let found = self.inner.find_api_key(lookup).await?;
+        if let Some(record) = &found {
+            self.keys
+                .fill(generation, lookup.to_string(), record.clone());
+        }
+        Ok(found)
+    }
+
+    async fn touch_api_key(&self, key_id: i64, at: Timestamp) -> Result<()> {
+        self.inner.touch_api_key(key_id, at).await?;
+        self.keys.remove_where(|_, r| r.id == key_id);
+        Ok(())
+    }
+
+    async fn create_oauth_client(&self, client: NewOAuthClientRecord) -> Result<()> {
+        self.inner.create_oauth_client(client).await
+    }
+
+    async fn list_decks(
+        &self,
+        owner_id: i64,
+        kind: DeckListKind,
+        paging: Paging,
+    ) -> Result<(Vec<DeckRecord>, i64)> {
+        self.inner.list_decks(owner_id, kind, paging).await
+    }
+
+    async fn create_deck(&self, deck: NewDeckRecord) -> Result<DeckRecord> {
+        self.inner.create_deck(deck).await
+    }
+
+    async fn get_deck(&self, owner_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
+        if let Some(hit) = self.decks.get(&deck_id) {
+            return Ok((hit.owner_id == owner_id).then_some(hit));
+        }
+        let generation = self.decks.generation();
+        let found = self.inner.get_deck(owner_id, deck_id).await?;
+        if let Some(record) = &found {
+            self.decks.fill(generation, deck_id, record.clone());
+        }
+        Ok(found)
+    }
+
+    async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>> {
+        self.inner.deck_slides_html(deck_id).await
+    }
+
+    async fn update_deck(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        patch: &DeckPatch,
+        now: Timestamp,
+    ) -> Result<Option<DeckRecord>> {
+        let result = self.inner.update_deck(owner_id, deck_id, patch, now).await;
+        self.forget_deck(deck_id);
+        result
+    }
+
+    async fn set_deck_trashed(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        trashed_at: Option<Timestamp>,
+    ) -> Result<bool> {
+        let result = self
+            .inner
+            .set_deck_trashed(owner_id, deck_id, trashed_at)
+            .await;
+        self.forget_deck(deck_id);
+        result
+    }
+}
