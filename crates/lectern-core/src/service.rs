@@ -295,7 +295,16 @@ impl Lectern {
             .list_decks(caller.user_id, DeckListKind::Active, paging)
             .await?;
         Ok(Page {
-            items: rows.iter().map(|d| self.deck_summary(d)).collect(),
+            items: rows
+                .into_iter()
+                .map(|d| DeckSummary {
+                    url: self.deck_url(&caller.username, &d.slug),
+                    id: d.id,
+                    title: d.title,
+                    description: d.description,
+                    thumbnail_url: String::new(),
+                })
+                .collect(),
             meta: paging.meta(total),
         })
     }
@@ -461,22 +470,12 @@ impl Lectern {
         Ok(())
     }
 
-    fn deck_url(&self, deck: &DeckRecord) -> String {
-        format!("{}/{}/{}", self.public_url, deck.owner_username, deck.slug)
-    }
-
-    fn deck_summary(&self, d: &DeckRecord) -> DeckSummary {
-        DeckSummary {
-            id: d.id,
-            title: d.title.clone(),
-            description: d.description.clone(),
-            thumbnail_url: String::new(),
-            url: self.deck_url(d),
-        }
+    fn deck_url(&self, owner_username: &str, slug: &str) -> String {
+        format!("{}/{}/{}", self.public_url, owner_username, slug)
     }
 
     fn deck_meta(&self, d: &DeckRecord) -> DeckMeta {
-        let url = self.deck_url(d);
+        let url = self.deck_url(&d.owner_username, &d.slug);
         DeckMeta {
             id: d.id,
             title: d.title.clone(),

@@ -11,8 +11,8 @@ use async_trait::async_trait;
 use lectern_core::deck::{DeckPatch, ThemeColor, ThemeFont, Transition, Visibility, unique_slug};
 use lectern_core::params::Paging;
 use lectern_core::store::{
-    ApiKeyRecord, DeckListKind, DeckRecord, NewApiKeyRecord, NewDeckRecord, NewOAuthClientRecord,
-    NewUserRecord, SlideHtmlRecord, Store, UserRecord,
+    ApiKeyRecord, DeckListKind, DeckListRecord, DeckRecord, NewApiKeyRecord, NewDeckRecord,
+    NewOAuthClientRecord, NewUserRecord, SlideHtmlRecord, Store, UserRecord,
 };
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
@@ -349,13 +349,14 @@ impl Store for SqliteStore {
         owner_id: i64,
         kind: DeckListKind,
         paging: Paging,
-    ) -> Result<(Vec<DeckRecord>, i64)> {
+    ) -> Result<(Vec<DeckListRecord>, i64)> {
         let (filter, order) = match kind {
-            DeckListKind::Active => ("d.trashed_at IS NULL", "d.created_at DESC, d.id DESC"),
-            DeckListKind::Trashed => ("d.trashed_at IS NOT NULL", "d.trashed_at DESC, d.id DESC"),
+            DeckListKind::Active => ("trashed_at IS NULL", "created_at DESC, id DESC"),
+            DeckListKind::Trashed => ("trashed_at IS NOT NULL", "trashed_at DESC, id DESC"),
         };
         let sql = sqlx::AssertSqlSafe(format!(
-            "{DECK_SELECT} WHERE d.owner_id = ? AND {filter} ORDER BY {order} LIMIT ? OFFSET ?"
+            "SELECT id, title, description, slug, trashed_at FROM decks
+             WHERE owner_id = ? AND {filter} ORDER BY {order} LIMIT ? OFFSET ?"
         ));
         let rows = sqlx::query(sql)
             .bind(owner_id)
@@ -365,14 +366,28 @@ impl Store for SqliteStore {
             .await
             .map_err(fault)?;
         let count_sql = sqlx::AssertSqlSafe(format!(
-            "SELECT COUNT(*) FROM decks d WHERE d.owner_id = ? AND {filter}"
+            "SELECT COUNT(*) FROM decks WHERE owner_id = ? AND {filter}"
         ));
         let total = sqlx::query_scalar(count_sql)
             .bind(owner_id)
             .fetch_one(&self.read)
             .await
             .map_err(fault)?;
-        let decks = rows.iter().map(deck_row).collect::<Result<_>>()?;
+        let decks = rows
+            .iter()
+            .map(|row| {
+                Ok(DeckListRecord {
+                    id: row.try_get(0).map_err(fault)?,
+                    title: row.try_get(1).map_err(fault)?,
+                    description: row.try_get(2).map_err(fault)?,
+                    slug: row.try_get(3).map_err(fault)?,
+                    trashed_at: row
+                        .try_get::<Option<i64>, _>(4)
+                        .map_err(fault)?
+                        .map(Timestamp::from_unix_micros),
+                })
+            })
+            .collect::<Result<_>>()?;
         Ok((decks, total))
     }
 

@@ -160,7 +160,7 @@ impl Store for CachedStore {
         owner_id: i64,
         kind: DeckListKind,
         paging: Paging,
-    ) -> Result<(Vec<DeckRecord>, i64)> {
+    ) -> Result<(Vec<DeckListRecord>, i64)> {
         self.inner.list_decks(owner_id, kind, paging).await
     }
 

@@ -97,6 +97,16 @@ pub struct DeckRecord {
     pub slide_count: i64,
 }
 
+/// The few columns a deck list shows.
+#[derive(Debug, Clone)]
+pub struct DeckListRecord {
+    pub id: i64,
+    pub title: String,
+    pub description: String,
+    pub slug: String,
+    pub trashed_at: Option<Timestamp>,
+}
+
 /// A new deck to store; the backend picks the slug (see [`crate::deck::unique_slug`]).
 #[derive(Debug, Clone)]
 pub struct NewDeckRecord {
@@ -179,7 +189,7 @@ pub trait Store: Send + Sync {
         owner_id: i64,
         kind: DeckListKind,
         paging: Paging,
-    ) -> Result<(Vec<DeckRecord>, i64)>;
+    ) -> Result<(Vec<DeckListRecord>, i64)>;
     /// Stores a deck and its slides; returns the deck.
     async fn create_deck(&self, deck: NewDeckRecord) -> Result<DeckRecord>;
     /// The owner's deck with this id, trashed or not.
