@@ -16,3 +16,5 @@ pub mod store;
 pub mod views;
 
 pub use service::Lectern;
+pub mod layout;
+pub mod rank;
