@@ -5,7 +5,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderName, StatusCode};
-use axum::routing::{get, post};
+use axum::routing::{get, patch, post};
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
@@ -35,6 +35,17 @@ pub fn build(state: AppState) -> Router {
         )
         .route("/v1/decks/{id}/trash", post(api::decks::trash_deck))
         .route("/v1/decks/{id}/recover", post(api::decks::recover_deck))
+        .route(
+            "/v1/decks/{id}/slides",
+            get(api::slides::list_slides)
+                .post(api::slides::add_slide)
+                .delete(api::slides::remove_slides),
+        )
+        .route("/v1/decks/{id}/slides/move", patch(api::slides::move_slides))
+        .route(
+            "/v1/decks/{id}/slides/{slide_id}",
+            get(api::slides::get_slide).patch(api::slides::update_slide),
+        )
         // Operations.
         .route("/healthz", get(web::health::healthz))
         .fallback(http::not_found)

@@ -3,6 +3,7 @@
 //! answer in the envelope.
 
 pub mod decks;
+pub mod slides;
 pub mod users;
 
 use axum::Json;

@@ -111,17 +111,39 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
     }
 }
 
-/// The `{id}` path segment as an integer id (`12` or `"12"`); `None` for an integer no row
-/// can have. Non-integers answer 422.
+/// The path parameters, by name.
+async fn path_params<S: Send + Sync>(
+    parts: &mut Parts,
+    state: &S,
+) -> Result<HashMap<String, String>, ApiError> {
+    Path::<HashMap<String, String>>::from_request_parts(parts, state)
+        .await
+        .map(|Path(map)| map)
+        .map_err(|e| ApiError::invalid(format!("invalid path: {e}")))
+}
+
+/// The deck's `{id}` path segment as an integer id (`12` or `"12"`); `None` for an integer
+/// no row can have. Non-integers answer 422.
 pub struct IdPath(pub Option<i64>);
 
 impl<S: Send + Sync> FromRequestParts<S> for IdPath {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let Path(raw) = Path::<String>::from_request_parts(parts, state)
-            .await
-            .map_err(|e| ApiError::invalid(format!("invalid path: {e}")))?;
-        Ok(IdPath(lectern_core::params::parse_id("id", &raw)?))
+        let params = path_params(parts, state).await?;
+        let raw = params.get("id").map_or("", String::as_str);
+        Ok(IdPath(lectern_core::params::parse_id("id", raw)?))
+    }
+}
+
+/// The `{slide_id}` path segment: an opaque slide id.
+pub struct SlideIdPath(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for SlideIdPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let mut params = path_params(parts, state).await?;
+        Ok(SlideIdPath(params.remove("slide_id").unwrap_or_default()))
     }
 }

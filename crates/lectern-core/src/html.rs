@@ -48,6 +48,9 @@ pub fn is_allowed_section_attribute(name: &str) -> bool {
         || name.starts_with("data-auto-animate")
 }
 
+/// Longest `text_preview` of a slide summary, in characters.
+pub const TEXT_PREVIEW_CHARS: usize = 200;
+
 /// A slide's HTML that passed the rules: one `<section>` with allowed attributes, stored
 /// without its `data-id` (the id is added by [`SlideHtml::render`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,6 +59,10 @@ pub struct SlideHtml {
     attributes: Vec<(String, String)>,
     /// The section's content, serialised by html5ever.
     inner: String,
+    /// Text of the first heading (`h1`-`h6`), whitespace collapsed; empty without one.
+    pub title: String,
+    /// The visible text, whitespace collapsed, at most [`TEXT_PREVIEW_CHARS`] characters.
+    pub text_preview: String,
 }
 
 impl SlideHtml {
@@ -64,6 +71,8 @@ impl SlideHtml {
         SlideHtml {
             attributes: Vec::new(),
             inner: String::new(),
+            title: String::new(),
+            text_preview: String::new(),
         }
     }
 
@@ -134,9 +143,17 @@ impl SlideHtml {
                 attributes.push((name.to_string(), value.to_string()));
             }
         }
+        let title = section
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .find(|e| matches!(e.value().name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))
+            .map(|h| collapse_whitespace(&visible_text(h), usize::MAX))
+            .unwrap_or_default();
         Ok(SlideHtml {
             attributes,
             inner: section.inner_html(),
+            title,
+            text_preview: collapse_whitespace(&visible_text(section), TEXT_PREVIEW_CHARS),
         })
     }
 
@@ -158,6 +175,51 @@ impl SlideHtml {
         out.push_str("</section>");
         out
     }
+}
+
+/// The text a reader sees: every text node except those inside `script`, `style`,
+/// `template`, `noscript` and speaker notes (`aside.notes`).
+fn visible_text(root: ElementRef<'_>) -> String {
+    let mut out = String::new();
+    for node in root.descendants() {
+        if let Node::Text(text) = node.value() {
+            let hidden = node.ancestors().filter_map(ElementRef::wrap).any(|e| {
+                matches!(
+                    e.value().name(),
+                    "script" | "style" | "template" | "noscript"
+                ) || (e.value().name() == "aside" && e.value().classes().any(|c| c == "notes"))
+            });
+            if !hidden {
+                out.push_str(text);
+                out.push(' ');
+            }
+        }
+    }
+    out
+}
+
+/// Joins words with single spaces and keeps at most `max_chars` characters.
+fn collapse_whitespace(text: &str, max_chars: usize) -> String {
+    let mut out = String::new();
+    let mut count = 0;
+    for word in text.split_whitespace() {
+        let sep = usize::from(!out.is_empty());
+        if count + sep >= max_chars {
+            break;
+        }
+        if sep == 1 {
+            out.push(' ');
+            count += 1;
+        }
+        for c in word.chars() {
+            if count == max_chars {
+                return out;
+            }
+            out.push(c);
+            count += 1;
+        }
+    }
+    out
 }
 
 /// Escapes an attribute value for a double-quoted attribute.
@@ -312,6 +374,25 @@ mod tests {
             html.render("x"),
             "<section data-id=\"x\" title=\"a&quot;b&amp;c\"></section>"
         );
+    }
+
+    #[test]
+    fn summaries_take_the_first_heading_and_the_visible_text() {
+        let html = ok(
+            "<section>\n <p>Intro</p><h2>  The   Title </h2><script>x()</script>\n<aside class=\"notes\">secret</aside><p>end</p></section>",
+        );
+        assert_eq!(html.title, "The Title");
+        assert_eq!(html.text_preview, "Intro The Title end");
+        assert_eq!(ok("<section><p>no heading</p></section>").title, "");
+    }
+
+    #[test]
+    fn previews_are_cut_on_a_character_boundary() {
+        let long = format!("<section><p>{}</p></section>", "é".repeat(500));
+        let html = ok(&long);
+        assert_eq!(html.text_preview.chars().count(), TEXT_PREVIEW_CHARS);
+        let words = format!("<section>{}</section>", "ab ".repeat(300));
+        assert!(ok(&words).text_preview.chars().count() <= TEXT_PREVIEW_CHARS);
     }
 
     #[test]

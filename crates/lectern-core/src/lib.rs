@@ -18,3 +18,4 @@ pub mod views;
 pub use service::Lectern;
 pub mod layout;
 pub mod rank;
+pub mod slide;

@@ -2,20 +2,25 @@
 //! web pages and admin commands call: each method checks the caller's scope, validates,
 //! and makes one ownership-scoped store call.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::auth::{Caller, Credential, Scope};
 use crate::deck::{DeckPatch, NewDeck, Visibility, defaults, slugify};
+use crate::html::{Notes, SlideHtml};
+use crate::layout::{self, Position, SlideSlot};
 use crate::params::{PageMeta, Paging};
 use crate::secret::{self, NewApiKey, Secret};
+use crate::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
 use crate::store::{
     DeckListKind, DeckRecord, NewApiKeyRecord, NewDeckRecord, NewOAuthClientRecord, NewSlideRecord,
-    NewUserRecord, SlideHtmlRecord, Store, UserRecord,
+    NewUserRecord, SlideContent, SlideContentPatch, SlideEdit, SlideEditFn, SlideHtmlRecord,
+    SlideSummaryRecord, Store, UserRecord,
 };
 use crate::time::Timestamp;
 use crate::views::{
-    AccountView, CreatedDeck, DeckMeta, DeckSummary, DeckUrls, DeckView, TrashedDeckSummary,
-    UserView,
+    AccountView, CreatedDeck, DeckMeta, DeckSummary, DeckUrls, DeckView, SlideCount, SlidePlace,
+    SlideSummary, SlideView, TrashedDeckSummary, UserView,
 };
 use crate::{Error, Result};
 
@@ -342,19 +347,16 @@ impl Lectern {
     pub async fn create_deck(&self, caller: &Caller, new: NewDeck) -> Result<CreatedDeck> {
         caller.require(Scope::Manage)?;
         self.check_visibility(caller, new.visibility)?;
+        let stacks = vec![1; new.slides.len()];
         let slides: Vec<NewSlideRecord> = new
             .slides
             .into_iter()
-            .map(|s| {
-                let id = new_slide_id();
-                NewSlideRecord {
-                    html: s.html.render(&id),
-                    notes: s.notes.map(|n| n.into_string()),
-                    id,
-                }
+            .zip(layout::initial_slots(&stacks))
+            .map(|(s, (rank, group))| {
+                new_slide_record(new_slide_id(), s.html, s.notes, rank, group)
             })
             .collect();
-        let slide_ids = slides.iter().map(|s| s.id.clone()).collect();
+        let slide_ids = slides.iter().map(|s| s.slot.id.clone()).collect();
         let record = self
             .store
             .create_deck(NewDeckRecord {
@@ -422,6 +424,226 @@ impl Lectern {
             .await?
             .ok_or_else(Error::deck_not_found)?;
         Ok(self.deck_meta(&deck))
+    }
+
+    // ---- slides ---------------------------------------------------------------------------
+
+    /// `list_slides` (4.4): summaries in presentation order, paged.
+    pub async fn list_slides(
+        &self,
+        caller: &Caller,
+        deck_id: Option<i64>,
+        paging: Paging,
+    ) -> Result<Page<SlideSummary>> {
+        caller.require(Scope::Read)?;
+        let deck = self.active_deck(caller, deck_id).await?;
+        let slots = self.store.slide_slots(deck.id).await?;
+        let positions = layout::positions(&slots);
+        let start = (paging.offset() as usize).min(slots.len());
+        let end = (start + paging.limit() as usize).min(slots.len());
+        let ids: Vec<String> = slots[start..end].iter().map(|s| s.id.clone()).collect();
+        let mut summaries: HashMap<String, SlideSummaryRecord> = self
+            .store
+            .slide_summaries(deck.id, &ids)
+            .await?
+            .into_iter()
+            .map(|s| (s.id.clone(), s))
+            .collect();
+        let mut items = Vec::with_capacity(ids.len());
+        for (slot, position) in slots[start..end].iter().zip(&positions[start..end]) {
+            // A slide removed between the two reads is left out of this page.
+            if let Some(s) = summaries.remove(&slot.id) {
+                items.push(SlideSummary {
+                    id: s.id,
+                    position: *position,
+                    title: s.title,
+                    text_preview: s.text_preview,
+                    html_bytes: s.html_bytes,
+                    has_notes: s.has_notes,
+                });
+            }
+        }
+        Ok(Page {
+            items,
+            meta: paging.meta(slots.len() as i64),
+        })
+    }
+
+    /// `get_slide` (4.4).
+    pub async fn get_slide(
+        &self,
+        caller: &Caller,
+        deck_id: Option<i64>,
+        slide_id: &str,
+    ) -> Result<SlideView> {
+        caller.require(Scope::Read)?;
+        let deck = self.active_deck(caller, deck_id).await?;
+        let slide = self
+            .store
+            .get_slide(deck.id, slide_id)
+            .await?
+            .ok_or_else(slide_not_found)?;
+        let slots = self.store.slide_slots(deck.id).await?;
+        Ok(SlideView {
+            position: position_of(&slots, slide_id).ok_or_else(slide_not_found)?,
+            id: slide.id,
+            deck_id: deck.id,
+            html: slide.html,
+            notes: slide.notes,
+        })
+    }
+
+    /// `add_slide` (4.4).
+    pub async fn add_slide(
+        &self,
+        caller: &Caller,
+        deck_id: Option<i64>,
+        input: AddSlide,
+    ) -> Result<SlidePlace> {
+        caller.require(Scope::Manage)?;
+        let id = new_slide_id();
+        let new_id = id.clone();
+        let edit = self
+            .edit_slides(
+                caller,
+                deck_id,
+                Box::new(move |slots: &[SlideSlot]| {
+                    let plan = layout::add(slots, &new_id, &input.anchor)?;
+                    let slot = plan.insert[0].clone();
+                    Ok(SlideEdit {
+                        insert: vec![new_slide_record(
+                            new_id,
+                            input.html,
+                            input.notes,
+                            slot.rank,
+                            slot.group,
+                        )],
+                        after: layout::apply(slots, &plan),
+                        plan,
+                        content: None,
+                    })
+                }),
+            )
+            .await?;
+        self.place(deck_id, &edit.after, &id)
+    }
+
+    /// `update_slide` (4.4): replaces html and/or notes; the id and position stay.
+    pub async fn update_slide(
+        &self,
+        caller: &Caller,
+        deck_id: Option<i64>,
+        slide_id: &str,
+        input: UpdateSlide,
+    ) -> Result<SlidePlace> {
+        caller.require(Scope::Manage)?;
+        let id = slide_id.to_string();
+        let edit = self
+            .edit_slides(
+                caller,
+                deck_id,
+                Box::new(move |slots: &[SlideSlot]| {
+                    if !slots.iter().any(|s| s.id == id) {
+                        return Err(slide_not_found());
+                    }
+                    Ok(SlideEdit {
+                        content: Some(SlideContentPatch {
+                            html: input
+                                .html
+                                .map(|h| (h.render(&id), h.title.clone(), h.text_preview.clone())),
+                            notes: input.notes.map(|n| n.map(Notes::into_string)),
+                            id,
+                        }),
+                        after: slots.to_vec(),
+                        ..SlideEdit::default()
+                    })
+                }),
+            )
+            .await?;
+        self.place(deck_id, &edit.after, slide_id)
+    }
+
+    /// `remove_slides` (4.4).
+    pub async fn remove_slides(
+        &self,
+        caller: &Caller,
+        deck_id: Option<i64>,
+        input: RemoveSlides,
+    ) -> Result<SlideCount> {
+        caller.require(Scope::Manage)?;
+        let edit = self
+            .edit_slides(
+                caller,
+                deck_id,
+                Box::new(move |slots: &[SlideSlot]| {
+                    let plan = layout::remove(slots, &input.slide_ids)?;
+                    Ok(SlideEdit {
+                        after: layout::apply(slots, &plan),
+                        plan,
+                        ..SlideEdit::default()
+                    })
+                }),
+            )
+            .await?;
+        Ok(SlideCount {
+            count: edit.plan.count,
+            missing_slide_ids: edit.plan.missing,
+        })
+    }
+
+    /// `move_slides` (4.4).
+    pub async fn move_slides(
+        &self,
+        caller: &Caller,
+        deck_id: Option<i64>,
+        input: MoveSlides,
+    ) -> Result<SlideCount> {
+        caller.require(Scope::Manage)?;
+        let edit = self
+            .edit_slides(
+                caller,
+                deck_id,
+                Box::new(move |slots: &[SlideSlot]| {
+                    let plan = layout::move_slides(slots, &input.slide_ids, &input.anchor)?;
+                    Ok(SlideEdit {
+                        after: layout::apply(slots, &plan),
+                        plan,
+                        ..SlideEdit::default()
+                    })
+                }),
+            )
+            .await?;
+        Ok(SlideCount {
+            count: edit.plan.count,
+            missing_slide_ids: edit.plan.missing,
+        })
+    }
+
+    async fn edit_slides(
+        &self,
+        caller: &Caller,
+        deck_id: Option<i64>,
+        edit: SlideEditFn,
+    ) -> Result<SlideEdit> {
+        let id = deck_id.ok_or_else(Error::deck_not_found)?;
+        self.store
+            .edit_slides(caller.user_id, id, Timestamp::now(), edit)
+            .await?
+            .ok_or_else(Error::deck_not_found)
+    }
+
+    fn place(
+        &self,
+        deck_id: Option<i64>,
+        after: &[SlideSlot],
+        slide_id: &str,
+    ) -> Result<SlidePlace> {
+        Ok(SlidePlace {
+            id: slide_id.to_string(),
+            deck_id: deck_id.ok_or_else(Error::deck_not_found)?,
+            position: position_of(after, slide_id)
+                .ok_or_else(|| Error::internal("an edited slide is missing from the new order"))?,
+        })
     }
 
     /// `trash_deck` (3.1). Trashing a deck already in the trash changes nothing.
@@ -507,6 +729,35 @@ impl Lectern {
     }
 }
 
+fn slide_not_found() -> Error {
+    Error::not_found("slide not found in this deck")
+}
+
+/// The position of `slide_id` in an order.
+fn position_of(slots: &[SlideSlot], slide_id: &str) -> Option<Position> {
+    let i = slots.iter().position(|s| s.id == slide_id)?;
+    Some(layout::positions(slots)[i])
+}
+
+/// A new slide's stored record.
+fn new_slide_record(
+    id: String,
+    html: SlideHtml,
+    notes: Option<Notes>,
+    rank: String,
+    group: Option<i64>,
+) -> NewSlideRecord {
+    NewSlideRecord {
+        content: SlideContent {
+            html: html.render(&id),
+            notes: notes.map(Notes::into_string),
+            title: html.title,
+            text_preview: html.text_preview,
+        },
+        slot: SlideSlot { id, rank, group },
+    }
+}
+
 /// A fresh opaque, URL-safe slide id.
 pub fn new_slide_id() -> String {
     secret::random_alphanumeric(SLIDE_ID_LEN)
@@ -535,28 +786,25 @@ pub fn validate_username(username: &str) -> Result<()> {
 /// The HTML of all slides: one `<section>` per horizontal position, a vertical group as a
 /// `<section>` wrapping its slides' sections. `slides` must be in presentation order.
 pub fn render_deck_html(slides: &[SlideHtmlRecord]) -> String {
+    let slots: Vec<SlideSlot> = slides.iter().map(|s| s.slot.clone()).collect();
+    let positions = layout::positions(&slots);
     let mut out = String::new();
-    let mut i = 0;
-    while i < slides.len() {
-        let h = slides[i].horizontal;
-        let end = slides[i..]
-            .iter()
-            .position(|s| s.horizontal != h)
-            .map_or(slides.len(), |n| i + n);
-        let group = &slides[i..end];
-        if !out.is_empty() {
+    for (i, (slide, pos)) in slides.iter().zip(&positions).enumerate() {
+        let opens_group = pos.vertical == Some(0);
+        let closes_group = pos.vertical.is_some()
+            && positions
+                .get(i + 1)
+                .is_none_or(|n| n.vertical.is_none_or(|v| v == 0));
+        if i > 0 && pos.vertical.is_none_or(|v| v == 0) {
             out.push('\n');
         }
-        if group.len() == 1 && group[0].vertical.is_none() {
-            out.push_str(&group[0].html);
-        } else {
+        if opens_group {
             out.push_str("<section>");
-            for s in group {
-                out.push_str(&s.html);
-            }
+        }
+        out.push_str(&slide.html);
+        if closes_group {
             out.push_str("</section>");
         }
-        i = end;
     }
     out
 }
@@ -565,11 +813,13 @@ pub fn render_deck_html(slides: &[SlideHtmlRecord]) -> String {
 mod tests {
     use super::*;
 
-    fn slide(id: &str, h: i64, v: Option<i64>) -> SlideHtmlRecord {
+    fn slide(id: &str, rank: &str, group: Option<i64>) -> SlideHtmlRecord {
         SlideHtmlRecord {
-            id: id.into(),
-            horizontal: h,
-            vertical: v,
+            slot: SlideSlot {
+                id: id.into(),
+                rank: rank.into(),
+                group,
+            },
             html: format!("<section data-id=\"{id}\"></section>"),
         }
     }
@@ -577,10 +827,10 @@ mod tests {
     #[test]
     fn deck_html_wraps_vertical_groups() {
         let html = render_deck_html(&[
-            slide("a", 0, None),
-            slide("b", 1, Some(0)),
-            slide("c", 1, Some(1)),
-            slide("d", 2, None),
+            slide("a", "a0", None),
+            slide("b", "a1", Some(1)),
+            slide("c", "a2", Some(1)),
+            slide("d", "a3", None),
         ]);
         assert_eq!(
             html,

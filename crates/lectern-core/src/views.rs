@@ -5,6 +5,7 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::deck::{ThemeColor, ThemeFont, Transition, Visibility};
+use crate::layout::Position;
 use crate::time::Timestamp;
 
 impl utoipa::PartialSchema for Timestamp {
@@ -129,4 +130,42 @@ pub struct CreatedDeck {
     #[serde(flatten)]
     pub meta: DeckMeta,
     pub slide_ids: Vec<String>,
+}
+
+/// A slide summary (2.8).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SlideSummary {
+    pub id: String,
+    pub position: Position,
+    pub title: String,
+    pub text_preview: String,
+    pub html_bytes: i64,
+    pub has_notes: bool,
+}
+
+/// A slide (2.9).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SlideView {
+    pub id: String,
+    pub deck_id: i64,
+    pub position: Position,
+    pub html: String,
+    pub notes: Option<String>,
+}
+
+/// The answer of `add_slide` and `update_slide`: where the slide is, without content.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SlidePlace {
+    pub id: String,
+    pub deck_id: i64,
+    pub position: Position,
+}
+
+/// The answer of `remove_slides` and `move_slides`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SlideCount {
+    /// How many slides were removed or moved.
+    pub count: usize,
+    /// Requested ids that are not in the deck (empty when all were found).
+    pub missing_slide_ids: Vec<String>,
 }

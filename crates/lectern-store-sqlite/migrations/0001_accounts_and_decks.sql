@@ -69,14 +69,19 @@ CREATE TABLE decks (
 CREATE INDEX decks_owner_created ON decks(owner_id, created_at DESC, id DESC);
 CREATE INDEX decks_owner_trashed ON decks(owner_id, trashed_at DESC, id DESC);
 
+-- A deck's slide order is the byte order of `rank` (fractional order keys made by the core);
+-- slides that share a `group_id` and are adjacent in that order form a vertical group.
 CREATE TABLE slides (
-    id          TEXT PRIMARY KEY,
-    deck_id     INTEGER NOT NULL REFERENCES decks(id) ON DELETE CASCADE,
-    horizontal  INTEGER NOT NULL,
-    vertical    INTEGER,
-    html        TEXT NOT NULL,
-    notes       TEXT,
-    created_at  INTEGER NOT NULL,
-    updated_at  INTEGER NOT NULL
+    id            TEXT PRIMARY KEY,
+    deck_id       INTEGER NOT NULL REFERENCES decks(id) ON DELETE CASCADE,
+    rank          TEXT NOT NULL,
+    group_id      INTEGER,
+    html          TEXT NOT NULL,
+    notes         TEXT,
+    title         TEXT NOT NULL,
+    text_preview  TEXT NOT NULL,
+    html_bytes    INTEGER NOT NULL,
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL,
+    UNIQUE (deck_id, rank)
 );
-CREATE INDEX slides_deck_order ON slides(deck_id, horizontal, vertical);

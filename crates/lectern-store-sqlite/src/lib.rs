@@ -9,10 +9,12 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use lectern_core::deck::{DeckPatch, ThemeColor, ThemeFont, Transition, Visibility, unique_slug};
+use lectern_core::layout::SlideSlot;
 use lectern_core::params::Paging;
 use lectern_core::store::{
     ApiKeyRecord, DeckListKind, DeckListRecord, DeckRecord, NewApiKeyRecord, NewDeckRecord,
-    NewOAuthClientRecord, NewUserRecord, SlideHtmlRecord, Store, UserRecord,
+    NewOAuthClientRecord, NewSlideRecord, NewUserRecord, SlideEdit, SlideEditFn, SlideHtmlRecord,
+    SlideRecord, SlideSummaryRecord, Store, UserRecord,
 };
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
@@ -192,6 +194,54 @@ fn user_row(row: &SqliteRow) -> Result<UserRecord> {
         created_at: Timestamp::from_unix_micros(row.try_get(8).map_err(fault)?),
         updated_at: Timestamp::from_unix_micros(row.try_get(9).map_err(fault)?),
     })
+}
+
+/// A deck's slide order, on any executor (pool or transaction).
+async fn slots_in<'e, E>(executor: E, deck_id: i64) -> Result<Vec<SlideSlot>>
+where
+    E: sqlx::Executor<'e, Database = Sqlite>,
+{
+    let rows = sqlx::query("SELECT id, rank, group_id FROM slides WHERE deck_id = ? ORDER BY rank")
+        .bind(deck_id)
+        .fetch_all(executor)
+        .await
+        .map_err(fault)?;
+    rows.iter()
+        .map(|row| {
+            Ok(SlideSlot {
+                id: row.try_get(0).map_err(fault)?,
+                rank: row.try_get(1).map_err(fault)?,
+                group: row.try_get(2).map_err(fault)?,
+            })
+        })
+        .collect()
+}
+
+async fn insert_slide(
+    tx: &mut Transaction<'static, Sqlite>,
+    deck_id: i64,
+    slide: &NewSlideRecord,
+    at: i64,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO slides (id, deck_id, rank, group_id, html, notes, title, text_preview,
+            html_bytes, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&slide.slot.id)
+    .bind(deck_id)
+    .bind(&slide.slot.rank)
+    .bind(slide.slot.group)
+    .bind(&slide.content.html)
+    .bind(&slide.content.notes)
+    .bind(&slide.content.title)
+    .bind(&slide.content.text_preview)
+    .bind(slide.content.html.len() as i64)
+    .bind(at)
+    .bind(at)
+    .execute(&mut **tx)
+    .await
+    .map_err(fault)?;
+    Ok(())
 }
 
 async fn deck_in_tx(
@@ -430,21 +480,8 @@ impl Store for SqliteStore {
         .fetch_one(&mut *tx)
         .await
         .map_err(fault)?;
-        for (h, slide) in deck.slides.iter().enumerate() {
-            sqlx::query(
-                "INSERT INTO slides (id, deck_id, horizontal, vertical, html, notes, created_at,
-                    updated_at) VALUES (?, ?, ?, NULL, ?, ?, ?, ?)",
-            )
-            .bind(&slide.id)
-            .bind(deck_id)
-            .bind(h as i64)
-            .bind(&slide.html)
-            .bind(&slide.notes)
-            .bind(at)
-            .bind(at)
-            .execute(&mut *tx)
-            .await
-            .map_err(fault)?;
+        for slide in &deck.slides {
+            insert_slide(&mut tx, deck_id, slide, at).await?;
         }
         let record = deck_in_tx(&mut tx, deck.owner_id, deck_id)
             .await?
@@ -468,8 +505,7 @@ impl Store for SqliteStore {
 
     async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>> {
         let rows = sqlx::query(
-            "SELECT id, horizontal, vertical, html FROM slides WHERE deck_id = ?
-             ORDER BY horizontal, vertical",
+            "SELECT id, rank, group_id, html FROM slides WHERE deck_id = ? ORDER BY rank",
         )
         .bind(deck_id)
         .fetch_all(&self.read)
@@ -478,13 +514,159 @@ impl Store for SqliteStore {
         rows.iter()
             .map(|row| {
                 Ok(SlideHtmlRecord {
-                    id: row.try_get(0).map_err(fault)?,
-                    horizontal: row.try_get(1).map_err(fault)?,
-                    vertical: row.try_get(2).map_err(fault)?,
+                    slot: SlideSlot {
+                        id: row.try_get(0).map_err(fault)?,
+                        rank: row.try_get(1).map_err(fault)?,
+                        group: row.try_get(2).map_err(fault)?,
+                    },
                     html: row.try_get(3).map_err(fault)?,
                 })
             })
             .collect()
+    }
+
+    async fn slide_slots(&self, deck_id: i64) -> Result<Vec<SlideSlot>> {
+        slots_in(&self.read, deck_id).await
+    }
+
+    async fn slide_summaries(
+        &self,
+        deck_id: i64,
+        ids: &[String],
+    ) -> Result<Vec<SlideSummaryRecord>> {
+        let mut out = Vec::with_capacity(ids.len());
+        // SQLite allows 32766 variables per statement; pages are at most 200 ids.
+        for chunk in ids.chunks(500) {
+            let marks = vec!["?"; chunk.len()].join(", ");
+            let sql = sqlx::AssertSqlSafe(format!(
+                "SELECT id, title, text_preview, html_bytes,
+                    (notes IS NOT NULL AND notes <> '') AS has_notes
+                 FROM slides WHERE deck_id = ? AND id IN ({marks})"
+            ));
+            let mut query = sqlx::query(sql).bind(deck_id);
+            for id in chunk {
+                query = query.bind(id);
+            }
+            for row in query.fetch_all(&self.read).await.map_err(fault)? {
+                out.push(SlideSummaryRecord {
+                    id: row.try_get(0).map_err(fault)?,
+                    title: row.try_get(1).map_err(fault)?,
+                    text_preview: row.try_get(2).map_err(fault)?,
+                    html_bytes: row.try_get(3).map_err(fault)?,
+                    has_notes: row.try_get(4).map_err(fault)?,
+                });
+            }
+        }
+        Ok(out)
+    }
+
+    async fn get_slide(&self, deck_id: i64, slide_id: &str) -> Result<Option<SlideRecord>> {
+        let row = sqlx::query("SELECT id, html, notes FROM slides WHERE deck_id = ? AND id = ?")
+            .bind(deck_id)
+            .bind(slide_id)
+            .fetch_optional(&self.read)
+            .await
+            .map_err(fault)?;
+        row.map(|row| {
+            Ok(SlideRecord {
+                id: row.try_get(0).map_err(fault)?,
+                html: row.try_get(1).map_err(fault)?,
+                notes: row.try_get(2).map_err(fault)?,
+            })
+        })
+        .transpose()
+    }
+
+    async fn edit_slides(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        now: Timestamp,
+        edit: SlideEditFn,
+    ) -> Result<Option<SlideEdit>> {
+        let mut tx = self.begin_write().await?;
+        let active: Option<i64> = sqlx::query_scalar(
+            "SELECT id FROM decks WHERE id = ? AND owner_id = ? AND trashed_at IS NULL",
+        )
+        .bind(deck_id)
+        .bind(owner_id)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(fault)?;
+        if active.is_none() {
+            return Ok(None);
+        }
+        let slots = slots_in(&mut *tx, deck_id).await?;
+        // An error here drops the transaction: nothing was written.
+        let result = edit(&slots)?;
+        let at = now.unix_micros();
+        for id in &result.plan.delete {
+            sqlx::query("DELETE FROM slides WHERE deck_id = ? AND id = ?")
+                .bind(deck_id)
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(fault)?;
+        }
+        // Two passes: a new rank may equal the old rank of another slide of the same move,
+        // so every moved slide first takes a placeholder rank ('~' sorts after every key).
+        for slot in &result.plan.reposition {
+            sqlx::query("UPDATE slides SET rank = '~' || id WHERE deck_id = ? AND id = ?")
+                .bind(deck_id)
+                .bind(&slot.id)
+                .execute(&mut *tx)
+                .await
+                .map_err(fault)?;
+        }
+        for slot in &result.plan.reposition {
+            sqlx::query(
+                "UPDATE slides SET rank = ?, group_id = ?, updated_at = ? WHERE deck_id = ? AND id = ?",
+            )
+            .bind(&slot.rank)
+            .bind(slot.group)
+            .bind(at)
+            .bind(deck_id)
+            .bind(&slot.id)
+            .execute(&mut *tx)
+            .await
+            .map_err(fault)?;
+        }
+        for slide in &result.insert {
+            insert_slide(&mut tx, deck_id, slide, at).await?;
+        }
+        if let Some(patch) = &result.content {
+            let (html, title, preview) = match &patch.html {
+                Some((h, t, p)) => (Some(h.as_str()), Some(t.as_str()), Some(p.as_str())),
+                None => (None, None, None),
+            };
+            sqlx::query(
+                "UPDATE slides SET html = COALESCE(?, html), title = COALESCE(?, title),
+                    text_preview = COALESCE(?, text_preview),
+                    html_bytes = COALESCE(?, html_bytes),
+                    notes = CASE WHEN ? THEN ? ELSE notes END, updated_at = ?
+                 WHERE deck_id = ? AND id = ?",
+            )
+            .bind(html)
+            .bind(title)
+            .bind(preview)
+            .bind(html.map(|h| h.len() as i64))
+            .bind(patch.notes.is_some())
+            .bind(patch.notes.clone().flatten())
+            .bind(at)
+            .bind(deck_id)
+            .bind(&patch.id)
+            .execute(&mut *tx)
+            .await
+            .map_err(fault)?;
+        }
+        sqlx::query("UPDATE decks SET updated_at = ? WHERE id = ?")
+            .bind(at)
+            .bind(deck_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(fault)?;
+        tx.commit().await.map_err(fault)?;
+        Ok(Some(result))
     }
 
     async fn update_deck(

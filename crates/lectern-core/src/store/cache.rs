@@ -16,6 +16,7 @@ use async_trait::async_trait;
 
 use super::*;
 use crate::deck::DeckPatch;
+use crate::layout::SlideSlot;
 use crate::params::Paging;
 
 /// Most entries a map holds before it is emptied (a bound on memory, not an LRU).
@@ -192,6 +193,34 @@ impl Store for CachedStore {
         now: Timestamp,
     ) -> Result<Option<DeckRecord>> {
         let result = self.inner.update_deck(owner_id, deck_id, patch, now).await;
+        self.forget_deck(deck_id);
+        result
+    }
+
+    async fn slide_slots(&self, deck_id: i64) -> Result<Vec<SlideSlot>> {
+        self.inner.slide_slots(deck_id).await
+    }
+
+    async fn slide_summaries(
+        &self,
+        deck_id: i64,
+        ids: &[String],
+    ) -> Result<Vec<SlideSummaryRecord>> {
+        self.inner.slide_summaries(deck_id, ids).await
+    }
+
+    async fn get_slide(&self, deck_id: i64, slide_id: &str) -> Result<Option<SlideRecord>> {
+        self.inner.get_slide(deck_id, slide_id).await
+    }
+
+    async fn edit_slides(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        now: Timestamp,
+        edit: SlideEditFn,
+    ) -> Result<Option<SlideEdit>> {
+        let result = self.inner.edit_slides(owner_id, deck_id, now, edit).await;
         self.forget_deck(deck_id);
         result
     }

@@ -8,6 +8,7 @@ use async_trait::async_trait;
 
 use crate::Result;
 use crate::deck::{DeckPatch, ThemeColor, ThemeFont, Transition, Visibility};
+use crate::layout::{Plan, SlideSlot};
 use crate::params::Paging;
 use crate::time::Timestamp;
 
@@ -124,28 +125,80 @@ pub struct NewDeckRecord {
     pub transition: Transition,
     pub background_transition: Transition,
     pub language: String,
-    /// The slides in presentation order, each horizontal.
+    /// The slides in presentation order, with their order keys and groups.
     pub slides: Vec<NewSlideRecord>,
     pub created_at: Timestamp,
 }
 
-/// A new slide to store.
+/// A slide's content as stored, with the summary derived from it.
 #[derive(Debug, Clone)]
-pub struct NewSlideRecord {
-    pub id: String,
+pub struct SlideContent {
     /// The section with its `data-id` already set.
     pub html: String,
     pub notes: Option<String>,
+    /// Text of the first heading.
+    pub title: String,
+    /// Visible text, collapsed and cut.
+    pub text_preview: String,
+}
+
+/// A new slide to store: its place and content.
+#[derive(Debug, Clone)]
+pub struct NewSlideRecord {
+    pub slot: SlideSlot,
+    pub content: SlideContent,
+}
+
+/// A change of one slide's content; `None` keeps the current value.
+#[derive(Debug, Clone)]
+pub struct SlideContentPatch {
+    pub id: String,
+    /// New html with its title and preview.
+    pub html: Option<(String, String, String)>,
+    /// New notes; `Some(None)` clears them.
+    pub notes: Option<Option<String>>,
 }
 
 /// A slide's place and HTML, for building a deck's HTML.
 #[derive(Debug, Clone)]
 pub struct SlideHtmlRecord {
-    pub id: String,
-    pub horizontal: i64,
-    pub vertical: Option<i64>,
+    pub slot: SlideSlot,
     pub html: String,
 }
+
+/// The summary columns of a slide.
+#[derive(Debug, Clone)]
+pub struct SlideSummaryRecord {
+    pub id: String,
+    pub title: String,
+    pub text_preview: String,
+    pub html_bytes: i64,
+    pub has_notes: bool,
+}
+
+/// One slide's content.
+#[derive(Debug, Clone)]
+pub struct SlideRecord {
+    pub id: String,
+    pub html: String,
+    pub notes: Option<String>,
+}
+
+/// What a slide edit writes, decided by the core from the deck's current order.
+#[derive(Debug, Clone, Default)]
+pub struct SlideEdit {
+    /// Order changes, deletions, and the count and missing ids to report.
+    pub plan: Plan,
+    /// New slides (their slots are also in `plan.insert`).
+    pub insert: Vec<NewSlideRecord>,
+    /// A content change of one existing slide.
+    pub content: Option<SlideContentPatch>,
+    /// The deck's order after the edit.
+    pub after: Vec<SlideSlot>,
+}
+
+/// The core's decision, made inside the backend's transaction from the current order.
+pub type SlideEditFn = Box<dyn FnOnce(&[SlideSlot]) -> Result<SlideEdit> + Send>;
 
 /// Which of an owner's decks a list shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,6 +257,26 @@ pub trait Store: Send + Sync {
         patch: &DeckPatch,
         now: Timestamp,
     ) -> Result<Option<DeckRecord>>;
+    /// The deck's slides in order: ids, order keys and groups.
+    async fn slide_slots(&self, deck_id: i64) -> Result<Vec<SlideSlot>>;
+    /// The summaries of the given slides of a deck (any order).
+    async fn slide_summaries(
+        &self,
+        deck_id: i64,
+        ids: &[String],
+    ) -> Result<Vec<SlideSummaryRecord>>;
+    /// One slide of a deck.
+    async fn get_slide(&self, deck_id: i64, slide_id: &str) -> Result<Option<SlideRecord>>;
+    /// In one transaction: locks the owner's active deck, reads its order, lets `edit`
+    /// decide, writes the result and bumps the deck's `updated_at`. `None` when there is no
+    /// such deck; an error from `edit` changes nothing.
+    async fn edit_slides(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        now: Timestamp,
+        edit: SlideEditFn,
+    ) -> Result<Option<SlideEdit>>;
     /// Moves the owner's deck into the trash (`Some(time)`) or out of it (`None`). A deck
     /// already in the requested state is left as it is. `false` when there is no such deck.
     async fn set_deck_trashed(

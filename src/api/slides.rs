@@ -1,0 +1,121 @@
+//! The slide operations (interface 4.4).
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use lectern_core::params::Paging;
+use lectern_core::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
+use lectern_core::views::{SlideCount, SlidePlace, SlideSummary, SlideView};
+
+use crate::api::{Envelope, data, page};
+use crate::app::AppState;
+use crate::http::error::{ApiError, ErrorBody};
+use crate::http::extract::{Auth, IdPath, JsonBody, QueryParams, SlideIdPath};
+
+/// `list_slides`: slide summaries in presentation order, paged (default 50, at most 200).
+#[utoipa::path(get, path = "/v1/decks/{deck_id}/slides", operation_id = "list_slides", tag = "slides",
+    params(("deck_id" = String, Path), ("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 200)),
+    responses((status = 200, body = Envelope<Vec<SlideSummary>>), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn list_slides(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    IdPath(deck_id): IdPath,
+    query: QueryParams,
+) -> Result<Json<Envelope<Vec<SlideSummary>>>, ApiError> {
+    let paging = Paging::parse(query.get("page"), query.get("per_page"), Paging::SLIDES)?;
+    Ok(page(
+        state.core.list_slides(&caller, deck_id, paging).await?,
+    ))
+}
+
+/// `add_slide`: a new slide at the end, or before/after a reference slide.
+#[utoipa::path(post, path = "/v1/decks/{deck_id}/slides", operation_id = "add_slide", tag = "slides",
+    params(("deck_id" = String, Path)),
+    responses((status = 201, body = Envelope<SlidePlace>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn add_slide(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    IdPath(deck_id): IdPath,
+    JsonBody(body): JsonBody,
+) -> Result<(StatusCode, Json<Envelope<SlidePlace>>), ApiError> {
+    let input = AddSlide::from_json(body)?;
+    let place = state.core.add_slide(&caller, deck_id, input).await?;
+    Ok((StatusCode::CREATED, data(place)))
+}
+
+/// `remove_slides`: removes slides and their notes.
+#[utoipa::path(delete, path = "/v1/decks/{deck_id}/slides", operation_id = "remove_slides", tag = "slides",
+    params(("deck_id" = String, Path)),
+    responses((status = 200, body = Envelope<SlideCount>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn remove_slides(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    IdPath(deck_id): IdPath,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Envelope<SlideCount>>, ApiError> {
+    let input = RemoveSlides::from_json(body)?;
+    Ok(data(
+        state.core.remove_slides(&caller, deck_id, input).await?,
+    ))
+}
+
+/// `get_slide`: one slide with its html and notes.
+#[utoipa::path(get, path = "/v1/decks/{deck_id}/slides/{slide_id}", operation_id = "get_slide", tag = "slides",
+    params(("deck_id" = String, Path), ("slide_id" = String, Path)),
+    responses((status = 200, body = Envelope<SlideView>), (status = 401, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn get_slide(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    IdPath(deck_id): IdPath,
+    SlideIdPath(slide_id): SlideIdPath,
+) -> Result<Json<Envelope<SlideView>>, ApiError> {
+    Ok(data(
+        state.core.get_slide(&caller, deck_id, &slide_id).await?,
+    ))
+}
+
+/// `update_slide`: replaces the html and/or notes; the id stays.
+#[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/{slide_id}", operation_id = "update_slide", tag = "slides",
+    params(("deck_id" = String, Path), ("slide_id" = String, Path)),
+    responses((status = 200, body = Envelope<SlidePlace>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn update_slide(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    IdPath(deck_id): IdPath,
+    SlideIdPath(slide_id): SlideIdPath,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Envelope<SlidePlace>>, ApiError> {
+    let input = UpdateSlide::from_json(body)?;
+    Ok(data(
+        state
+            .core
+            .update_slide(&caller, deck_id, &slide_id, input)
+            .await?,
+    ))
+}
+
+/// `move_slides`: moves slides, in the given order, before or after a target slide.
+#[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/move", operation_id = "move_slides", tag = "slides",
+    params(("deck_id" = String, Path)),
+    responses((status = 200, body = Envelope<SlideCount>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
+        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn move_slides(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    IdPath(deck_id): IdPath,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Envelope<SlideCount>>, ApiError> {
+    let input = MoveSlides::from_json(body)?;
+    Ok(data(state.core.move_slides(&caller, deck_id, input).await?))
+}
