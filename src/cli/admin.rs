@@ -2,9 +2,9 @@
 //! server uses. Each command prints only its result on stdout.
 
 use clap::Subcommand;
-use lectern_core::Lectern;
 use lectern_core::secret::Secret;
 use lectern_core::service::NewUser;
+use lectern_core::{Lectern, import};
 
 use crate::cli::StorageOptions;
 
@@ -34,6 +34,13 @@ pub enum AdminCommand {
         username: String,
         #[arg(long, default_value = "")]
         label: String,
+    },
+    /// Create a deck from a reveal.js HTML document or a Markdown file; prints its id.
+    ImportDeck {
+        #[arg(long)]
+        username: String,
+        /// The file to import (`.html`/`.htm` as reveal.js HTML, anything else by content).
+        file: std::path::PathBuf,
     },
     /// Register an OAuth client; prints {"client_id", "client_secret"} as JSON.
     CreateOauthClient {
@@ -75,6 +82,23 @@ pub async fn run(opts: &StorageOptions, cmd: AdminCommand) -> anyhow::Result<()>
         AdminCommand::CreateApiKey { username, label } => {
             let key = core.create_api_key(&username, &label).await?;
             println!("{}", key.expose());
+        }
+        AdminCommand::ImportDeck { username, file } => {
+            let text = std::fs::read_to_string(&file)
+                .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
+            let is_html = match file.extension().and_then(|e| e.to_str()) {
+                Some("html" | "htm") => true,
+                Some("md" | "markdown") => false,
+                _ => import::looks_like_html(&text),
+            };
+            let parsed = if is_html {
+                import::parse_reveal_html(&text)
+            } else {
+                import::parse_markdown(&text)
+            }
+            .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let id = core.import_deck(&username, parsed).await?;
+            println!("{id}");
         }
         AdminCommand::CreateOauthClient {
             name,

@@ -14,6 +14,8 @@ use tokio::sync::oneshot;
 /// A server under test.
 pub struct TestApp {
     pub base: String,
+    /// The database URL, for admin commands run against this server's data.
+    pub database_url: String,
     pub core: Lectern,
     client: reqwest::Client,
     _dir: TempDir,
@@ -23,6 +25,7 @@ pub struct TestApp {
 /// An account with an API key.
 pub struct TestUser {
     pub id: i64,
+    pub username: String,
     pub key: String,
 }
 
@@ -98,6 +101,7 @@ impl TestApp {
         });
         TestApp {
             base,
+            database_url: url,
             core,
             client: reqwest::Client::new(),
             _dir: dir,
@@ -124,6 +128,7 @@ impl TestApp {
             .expect("the test key is created");
         TestUser {
             id,
+            username: username.into(),
             key: key.expose().to_string(),
         }
     }
@@ -237,6 +242,122 @@ impl TestApp {
             None,
         )
         .await
+    }
+
+    pub async fn list_slides(&self, key: &str, deck: impl std::fmt::Display, query: &str) -> Resp {
+        self.call(
+            Method::GET,
+            &format!("/v1/decks/{deck}/slides{query}"),
+            Some(key),
+            None,
+        )
+        .await
+    }
+
+    pub async fn add_slide(
+        &self,
+        key: &str,
+        deck: impl std::fmt::Display,
+        body: Option<Value>,
+    ) -> Resp {
+        self.call(
+            Method::POST,
+            &format!("/v1/decks/{deck}/slides"),
+            Some(key),
+            body,
+        )
+        .await
+    }
+
+    pub async fn remove_slides(
+        &self,
+        key: &str,
+        deck: impl std::fmt::Display,
+        body: Value,
+    ) -> Resp {
+        self.call(
+            Method::DELETE,
+            &format!("/v1/decks/{deck}/slides"),
+            Some(key),
+            Some(body),
+        )
+        .await
+    }
+
+    pub async fn get_slide(&self, key: &str, deck: impl std::fmt::Display, slide: &str) -> Resp {
+        self.call(
+            Method::GET,
+            &format!("/v1/decks/{deck}/slides/{slide}"),
+            Some(key),
+            None,
+        )
+        .await
+    }
+
+    pub async fn update_slide(
+        &self,
+        key: &str,
+        deck: impl std::fmt::Display,
+        slide: &str,
+        body: Value,
+    ) -> Resp {
+        self.call(
+            Method::PATCH,
+            &format!("/v1/decks/{deck}/slides/{slide}"),
+            Some(key),
+            Some(body),
+        )
+        .await
+    }
+
+    pub async fn move_slides(&self, key: &str, deck: impl std::fmt::Display, body: Value) -> Resp {
+        self.call(
+            Method::PATCH,
+            &format!("/v1/decks/{deck}/slides/move"),
+            Some(key),
+            Some(body),
+        )
+        .await
+    }
+
+    /// The deck's slides as stacks of ids (one id = a horizontal slide, more = a vertical
+    /// group), read with `list_slides`; also checks that the positions are well formed.
+    pub async fn shape(&self, key: &str, deck: i64) -> Vec<Vec<String>> {
+        let r = self.list_slides(key, deck, "?per_page=200").await;
+        r.expect(200);
+        let mut stacks: Vec<(bool, Vec<String>)> = Vec::new();
+        for s in r.data().as_array().unwrap() {
+            let h = s["position"]["horizontal"].as_i64().unwrap();
+            let v = s["position"]["vertical"].as_i64();
+            let id = s["id"].as_str().unwrap().to_string();
+            match v {
+                None | Some(0) => {
+                    assert_eq!(h as usize, stacks.len(), "horizontal positions have a gap");
+                    stacks.push((v.is_some(), vec![id]));
+                }
+                Some(v) => {
+                    let (_, last) = stacks.last_mut().expect("a group continues a stack");
+                    assert_eq!(v as usize, last.len(), "vertical positions have a gap");
+                    last.push(id);
+                }
+            }
+        }
+        for (grouped, stack) in &stacks {
+            assert!(
+                !grouped || stack.len() >= 2,
+                "a vertical group of one slide"
+            );
+        }
+        stacks.into_iter().map(|(_, s)| s).collect()
+    }
+
+    /// Imports a Markdown deck for `user` through the core (as `admin import-deck` does).
+    pub async fn import_markdown(&self, user: &TestUser, markdown: &str) -> i64 {
+        let parsed = lectern_core::import::parse_markdown(markdown).expect("valid markdown");
+        self.core
+            .import_deck(&user.username, parsed)
+            .await
+            .expect("the import works")
     }
 
     pub async fn recover_deck(&self, key: &str, id: impl std::fmt::Display) -> Resp {

@@ -15,6 +15,12 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("PATCH", "/v1/decks/1"),
     ("POST", "/v1/decks/1/trash"),
     ("POST", "/v1/decks/1/recover"),
+    ("GET", "/v1/decks/1/slides"),
+    ("POST", "/v1/decks/1/slides"),
+    ("DELETE", "/v1/decks/1/slides"),
+    ("GET", "/v1/decks/1/slides/abc"),
+    ("PATCH", "/v1/decks/1/slides/abc"),
+    ("PATCH", "/v1/decks/1/slides/move"),
 ];
 
 #[tokio::test]

@@ -6,4 +6,6 @@ mod common;
 mod cli;
 mod decks;
 mod errors;
+mod import;
+mod slides;
 mod users;

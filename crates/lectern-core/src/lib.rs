@@ -16,6 +16,7 @@ pub mod store;
 pub mod views;
 
 pub use service::Lectern;
+pub mod import;
 pub mod layout;
 pub mod rank;
 pub mod slide;

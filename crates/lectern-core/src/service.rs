@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::auth::{Caller, Credential, Scope};
-use crate::deck::{DeckPatch, NewDeck, Visibility, defaults, slugify};
+use crate::deck::{DeckPatch, MAX_TITLE_CHARS, NewDeck, NewSlide, Visibility, defaults, slugify};
 use crate::html::{Notes, SlideHtml};
+use crate::import::ImportedDeck;
 use crate::layout::{self, Position, SlideSlot};
 use crate::params::{PageMeta, Paging};
 use crate::secret::{self, NewApiKey, Secret};
@@ -344,14 +345,49 @@ impl Lectern {
     }
 
     /// `create_deck` (4.3).
-    pub async fn create_deck(&self, caller: &Caller, new: NewDeck) -> Result<CreatedDeck> {
+    pub async fn create_deck(&self, caller: &Caller, mut new: NewDeck) -> Result<CreatedDeck> {
         caller.require(Scope::Manage)?;
         self.check_visibility(caller, new.visibility)?;
-        let stacks = vec![1; new.slides.len()];
-        let slides: Vec<NewSlideRecord> = new
-            .slides
+        let stacks = std::mem::take(&mut new.slides)
             .into_iter()
-            .zip(layout::initial_slots(&stacks))
+            .map(|s| vec![s])
+            .collect();
+        let (record, slide_ids) = self.insert_deck(caller.user_id, new, stacks).await?;
+        Ok(CreatedDeck {
+            meta: self.deck_meta(&record),
+            slide_ids,
+        })
+    }
+
+    /// `admin import-deck`: a new deck for `username` from an imported presentation, with the
+    /// creation defaults; returns its id.
+    pub async fn import_deck(&self, username: &str, imported: ImportedDeck) -> Result<i64> {
+        let user = self
+            .store
+            .find_user_by_username(username)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("no account named {username:?}")))?;
+        let mut new = NewDeck::from_json(None)?;
+        let title: String = imported.title.chars().take(MAX_TITLE_CHARS).collect();
+        if !title.trim().is_empty() {
+            new.title = title;
+        }
+        let (record, _) = self.insert_deck(user.id, new, imported.stacks).await?;
+        Ok(record.id)
+    }
+
+    /// Stores a deck whose slides come as stacks (one slide, or a vertical group).
+    async fn insert_deck(
+        &self,
+        owner_id: i64,
+        new: NewDeck,
+        stacks: Vec<Vec<NewSlide>>,
+    ) -> Result<(DeckRecord, Vec<String>)> {
+        let sizes: Vec<usize> = stacks.iter().map(Vec::len).collect();
+        let slides: Vec<NewSlideRecord> = stacks
+            .into_iter()
+            .flatten()
+            .zip(layout::initial_slots(&sizes))
             .map(|(s, (rank, group))| {
                 new_slide_record(new_slide_id(), s.html, s.notes, rank, group)
             })
@@ -360,7 +396,7 @@ impl Lectern {
         let record = self
             .store
             .create_deck(NewDeckRecord {
-                owner_id: caller.user_id,
+                owner_id,
                 slug_base: slugify(&new.title),
                 title: new.title,
                 description: new.description,
@@ -377,10 +413,7 @@ impl Lectern {
                 created_at: Timestamp::now(),
             })
             .await?;
-        Ok(CreatedDeck {
-            meta: self.deck_meta(&record),
-            slide_ids,
-        })
+        Ok((record, slide_ids))
     }
 
     /// `get_deck` (4.3). A trashed deck, a missing one and another account's all answer 404.
