@@ -6,7 +6,9 @@
 //! cargo run --release -p lectern-bench -- [SCENARIO ...] [--connections N] [--seconds T]
 //! ```
 //!
-//! Scenarios: `get_deck`, `list_decks`, `create_deck` (all when none is named). Both servers
+//! Scenarios (all when none is named): `get_deck`, `list_decks`, `create_deck`;
+//! `list_slides_N` (first page) and `move_slides_N` (10 slides moved per request) on a deck
+//! of N = 10, 1000 or 10000 slides; `add_slide` (appends to one deck). Both servers
 //! run as child processes of this binary (`__serve-lectern`, `__serve-baseline`) so that the
 //! load generator, the server under test and the baseline are separate processes, as in
 //! production. Each connection is one HTTP/1.1 keep-alive connection driven by its own task.
@@ -26,7 +28,18 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::net::TcpStream;
 use tokio::process::{Child, Command};
 
-const SCENARIOS: &[&str] = &["get_deck", "list_decks", "create_deck"];
+const SCENARIOS: &[&str] = &[
+    "get_deck",
+    "list_decks",
+    "create_deck",
+    "list_slides_10",
+    "list_slides_1000",
+    "list_slides_10000",
+    "move_slides_10",
+    "move_slides_1000",
+    "move_slides_10000",
+    "add_slide",
+];
 
 /// One request shape of a scenario.
 #[derive(Clone)]
@@ -178,24 +191,38 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
     );
     for scenario in &scenarios {
         let target = match scenario.as_str() {
-            "get_deck" => Target {
-                method: hyper::Method::GET,
-                path: format!("/v1/decks/{deck_id}"),
-                key: Some(key.clone()),
-                body: None,
-            },
-            "list_decks" => Target {
-                method: hyper::Method::GET,
-                path: "/v1/decks".into(),
-                key: Some(key.clone()),
-                body: None,
-            },
+            "get_deck" => get(&format!("/v1/decks/{deck_id}"), &key),
+            "list_decks" => get("/v1/decks", &key),
             "create_deck" => post(
                 "/v1/decks",
                 &key,
                 &serde_json::json!({"title": "Bench", "slides": [{"html": "<section><h1>Hello</h1></section>"}]}),
             ),
-            _ => unreachable!("scenarios are checked above"),
+            "add_slide" => post(
+                &format!("/v1/decks/{deck_id}/slides"),
+                &key,
+                &serde_json::json!({"html": "<section><h2>Added</h2></section>"}),
+            ),
+            other => {
+                let (kind, n) = other.rsplit_once('_').context("scenario name")?;
+                let (deck, ids) = big_deck(addr, &key, n.parse()?).await?;
+                if kind == "list_slides" {
+                    get(&format!("/v1/decks/{deck}/slides"), &key)
+                } else {
+                    // Ten slides from the front (nine on a deck of ten: the target stays) move
+                    // to just after a later slide: the same work every time.
+                    let moved: Vec<&String> = ids.iter().take(10.min(ids.len() - 1)).collect();
+                    let target = &ids[(ids.len() / 2).max(moved.len())];
+                    Target {
+                        method: hyper::Method::PATCH,
+                        path: format!("/v1/decks/{deck}/slides/move"),
+                        key: Some(key.clone()),
+                        body: Some(Bytes::from(
+                            serde_json::json!({"slide_ids": moved, "insert_after_slide_id": target}).to_string(),
+                        )),
+                    }
+                }
+            }
         };
         // The baseline answers exactly what Lectern answers to this request.
         let (status, sample) = once(addr, &target).await?;
@@ -221,6 +248,42 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Creates a deck of `n` slides; returns its id and slide ids in order.
+async fn big_deck(addr: SocketAddr, key: &str, n: usize) -> anyhow::Result<(i64, Vec<String>)> {
+    let slides: Vec<serde_json::Value> = (0..n)
+        .map(|i| serde_json::json!({"html": format!("<section><h2>Slide {i}</h2><p>Text of slide {i}.</p></section>")}))
+        .collect();
+    let (status, bytes) = once(
+        addr,
+        &post(
+            "/v1/decks",
+            key,
+            &serde_json::json!({"title": "Big", "slides": slides}),
+        ),
+    )
+    .await?;
+    if status != 201 {
+        bail!("creating a deck of {n} slides answered {status}");
+    }
+    let v: serde_json::Value = serde_json::from_slice(&bytes)?;
+    let ids = v["data"]["slide_ids"]
+        .as_array()
+        .context("slide_ids")?
+        .iter()
+        .filter_map(|s| s.as_str().map(str::to_string))
+        .collect();
+    Ok((v["data"]["id"].as_i64().context("deck id")?, ids))
+}
+
+fn get(path: &str, key: &str) -> Target {
+    Target {
+        method: hyper::Method::GET,
+        path: path.into(),
+        key: Some(key.into()),
+        body: None,
+    }
 }
 
 fn path_str(p: &Path) -> anyhow::Result<&str> {

@@ -2,7 +2,6 @@
 //! web pages and admin commands call: each method checks the caller's scope, validates,
 //! and makes one ownership-scoped store call.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::auth::{Caller, Credential, Scope};
@@ -15,8 +14,8 @@ use crate::secret::{self, NewApiKey, Secret};
 use crate::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
 use crate::store::{
     DeckListKind, DeckRecord, NewApiKeyRecord, NewDeckRecord, NewOAuthClientRecord, NewSlideRecord,
-    NewUserRecord, SlideContent, SlideContentPatch, SlideEdit, SlideEditFn, SlideHtmlRecord,
-    SlideSummaryRecord, Store, UserRecord,
+    NewUserRecord, SlideContent, SlideContentPatch, SlideEdit, SlideEditFn, SlideHtmlRecord, Store,
+    UserRecord,
 };
 use crate::time::Timestamp;
 use crate::views::{
@@ -470,35 +469,32 @@ impl Lectern {
     ) -> Result<Page<SlideSummary>> {
         caller.require(Scope::Read)?;
         let deck = self.active_deck(caller, deck_id).await?;
-        let slots = self.store.slide_slots(deck.id).await?;
-        let positions = layout::positions(&slots);
-        let start = (paging.offset() as usize).min(slots.len());
-        let end = (start + paging.limit() as usize).min(slots.len());
-        let ids: Vec<String> = slots[start..end].iter().map(|s| s.id.clone()).collect();
-        let mut summaries: HashMap<String, SlideSummaryRecord> = self
+        let start = paging.offset() as usize;
+        // One slide past the page tells whether its last slide continues a group.
+        let (rows, total) = self
             .store
-            .slide_summaries(deck.id, &ids)
-            .await?
+            .slide_prefix(deck.id, start + paging.limit() as usize + 1)
+            .await?;
+        let slots: Vec<SlideSlot> = rows.iter().map(|(slot, _)| slot.clone()).collect();
+        let positions = layout::positions(&slots);
+        let end = (start + paging.limit() as usize).min(rows.len());
+        let items = rows
             .into_iter()
-            .map(|s| (s.id.clone(), s))
+            .zip(positions)
+            .skip(start)
+            .take(end.saturating_sub(start))
+            .map(|((_, s), position)| SlideSummary {
+                id: s.id,
+                position,
+                title: s.title,
+                text_preview: s.text_preview,
+                html_bytes: s.html_bytes,
+                has_notes: s.has_notes,
+            })
             .collect();
-        let mut items = Vec::with_capacity(ids.len());
-        for (slot, position) in slots[start..end].iter().zip(&positions[start..end]) {
-            // A slide removed between the two reads is left out of this page.
-            if let Some(s) = summaries.remove(&slot.id) {
-                items.push(SlideSummary {
-                    id: s.id,
-                    position: *position,
-                    title: s.title,
-                    text_preview: s.text_preview,
-                    html_bytes: s.html_bytes,
-                    has_notes: s.has_notes,
-                });
-            }
-        }
         Ok(Page {
             items,
-            meta: paging.meta(slots.len() as i64),
+            meta: paging.meta(total),
         })
     }
 
@@ -611,7 +607,6 @@ impl Lectern {
                 Box::new(move |slots: &[SlideSlot]| {
                     let plan = layout::remove(slots, &input.slide_ids)?;
                     Ok(SlideEdit {
-                        after: layout::apply(slots, &plan),
                         plan,
                         ..SlideEdit::default()
                     })
@@ -639,7 +634,6 @@ impl Lectern {
                 Box::new(move |slots: &[SlideSlot]| {
                     let plan = layout::move_slides(slots, &input.slide_ids, &input.anchor)?;
                     Ok(SlideEdit {
-                        after: layout::apply(slots, &plan),
                         plan,
                         ..SlideEdit::default()
                     })

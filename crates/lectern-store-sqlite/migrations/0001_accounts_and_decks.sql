@@ -85,3 +85,5 @@ CREATE TABLE slides (
     updated_at    INTEGER NOT NULL,
     UNIQUE (deck_id, rank)
 );
+-- Covers the order scan (id, rank, group) so it never touches the table rows.
+CREATE INDEX slides_order ON slides(deck_id, rank, id, group_id);

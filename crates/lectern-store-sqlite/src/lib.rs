@@ -196,22 +196,51 @@ fn user_row(row: &SqliteRow) -> Result<UserRecord> {
     })
 }
 
-/// A deck's slide order, on any executor (pool or transaction).
+/// A deck's slide order, on any executor (pool or transaction). The order comes back as one
+/// aggregated text value (`id,rank,group;...`): one row instead of one per slide, which is
+/// what makes reading a 10,000-slide order cheap.
 async fn slots_in<'e, E>(executor: E, deck_id: i64) -> Result<Vec<SlideSlot>>
 where
     E: sqlx::Executor<'e, Database = Sqlite>,
 {
-    let rows = sqlx::query("SELECT id, rank, group_id FROM slides WHERE deck_id = ? ORDER BY rank")
-        .bind(deck_id)
-        .fetch_all(executor)
-        .await
-        .map_err(fault)?;
-    rows.iter()
-        .map(|row| {
+    let packed: String = sqlx::query_scalar(
+        "SELECT COALESCE(group_concat(id || ',' || rank || ',' || COALESCE(group_id, ''), ';'
+            ORDER BY rank), '') FROM slides WHERE deck_id = ?",
+    )
+    .bind(deck_id)
+    .fetch_one(executor)
+    .await
+    .map_err(fault)?;
+    unpack_slots(&packed)
+}
+
+/// Parses `id,rank,group;...` (ids and ranks are letters and digits; group may be empty).
+fn unpack_slots(packed: &str) -> Result<Vec<SlideSlot>> {
+    if packed.is_empty() {
+        return Ok(Vec::new());
+    }
+    packed
+        .split(';')
+        .map(|item| {
+            let mut parts = item.splitn(3, ',');
+            let (Some(id), Some(rank), Some(group)) = (parts.next(), parts.next(), parts.next())
+            else {
+                return Err(Error::internal(format!(
+                    "malformed slide order entry {item:?}"
+                )));
+            };
+            let group =
+                if group.is_empty() {
+                    None
+                } else {
+                    Some(group.parse().map_err(|_| {
+                        Error::internal(format!("malformed slide group in {item:?}"))
+                    })?)
+                };
             Ok(SlideSlot {
-                id: row.try_get(0).map_err(fault)?,
-                rank: row.try_get(1).map_err(fault)?,
-                group: row.try_get(2).map_err(fault)?,
+                id: id.to_string(),
+                rank: rank.to_string(),
+                group,
             })
         })
         .collect()
@@ -529,35 +558,47 @@ impl Store for SqliteStore {
         slots_in(&self.read, deck_id).await
     }
 
-    async fn slide_summaries(
+    async fn slide_prefix(
         &self,
         deck_id: i64,
-        ids: &[String],
-    ) -> Result<Vec<SlideSummaryRecord>> {
-        let mut out = Vec::with_capacity(ids.len());
-        // SQLite allows 32766 variables per statement; pages are at most 200 ids.
-        for chunk in ids.chunks(500) {
-            let marks = vec!["?"; chunk.len()].join(", ");
-            let sql = sqlx::AssertSqlSafe(format!(
-                "SELECT id, title, text_preview, html_bytes,
-                    (notes IS NOT NULL AND notes <> '') AS has_notes
-                 FROM slides WHERE deck_id = ? AND id IN ({marks})"
-            ));
-            let mut query = sqlx::query(sql).bind(deck_id);
-            for id in chunk {
-                query = query.bind(id);
-            }
-            for row in query.fetch_all(&self.read).await.map_err(fault)? {
-                out.push(SlideSummaryRecord {
-                    id: row.try_get(0).map_err(fault)?,
-                    title: row.try_get(1).map_err(fault)?,
-                    text_preview: row.try_get(2).map_err(fault)?,
-                    html_bytes: row.try_get(3).map_err(fault)?,
-                    has_notes: row.try_get(4).map_err(fault)?,
-                });
-            }
-        }
-        Ok(out)
+        n: usize,
+    ) -> Result<(Vec<(SlideSlot, SlideSummaryRecord)>, i64)> {
+        let rows = sqlx::query(
+            "SELECT id, rank, group_id, title, text_preview, html_bytes,
+                (notes IS NOT NULL AND notes <> '') AS has_notes
+             FROM slides WHERE deck_id = ? ORDER BY rank LIMIT ?",
+        )
+        .bind(deck_id)
+        .bind(n as i64)
+        .fetch_all(&self.read)
+        .await
+        .map_err(fault)?;
+        let total = sqlx::query_scalar("SELECT COUNT(*) FROM slides WHERE deck_id = ?")
+            .bind(deck_id)
+            .fetch_one(&self.read)
+            .await
+            .map_err(fault)?;
+        let items = rows
+            .iter()
+            .map(|row| {
+                let id: String = row.try_get(0).map_err(fault)?;
+                Ok((
+                    SlideSlot {
+                        id: id.clone(),
+                        rank: row.try_get(1).map_err(fault)?,
+                        group: row.try_get(2).map_err(fault)?,
+                    },
+                    SlideSummaryRecord {
+                        id,
+                        title: row.try_get(3).map_err(fault)?,
+                        text_preview: row.try_get(4).map_err(fault)?,
+                        html_bytes: row.try_get(5).map_err(fault)?,
+                        has_notes: row.try_get(6).map_err(fault)?,
+                    },
+                ))
+            })
+            .collect::<Result<_>>()?;
+        Ok((items, total))
     }
 
     async fn get_slide(&self, deck_id: i64, slide_id: &str) -> Result<Option<SlideRecord>> {

@@ -201,12 +201,12 @@ impl Store for CachedStore {
         self.inner.slide_slots(deck_id).await
     }
 
-    async fn slide_summaries(
+    async fn slide_prefix(
         &self,
         deck_id: i64,
-        ids: &[String],
-    ) -> Result<Vec<SlideSummaryRecord>> {
-        self.inner.slide_summaries(deck_id, ids).await
+        n: usize,
+    ) -> Result<(Vec<(SlideSlot, SlideSummaryRecord)>, i64)> {
+        self.inner.slide_prefix(deck_id, n).await
     }
 
     async fn get_slide(&self, deck_id: i64, slide_id: &str) -> Result<Option<SlideRecord>> {

@@ -193,7 +193,7 @@ pub struct SlideEdit {
     pub insert: Vec<NewSlideRecord>,
     /// A content change of one existing slide.
     pub content: Option<SlideContentPatch>,
-    /// The deck's order after the edit.
+    /// The deck's order after the edit, when the answer needs a position (else empty).
     pub after: Vec<SlideSlot>,
 }
 
@@ -259,12 +259,13 @@ pub trait Store: Send + Sync {
     ) -> Result<Option<DeckRecord>>;
     /// The deck's slides in order: ids, order keys and groups.
     async fn slide_slots(&self, deck_id: i64) -> Result<Vec<SlideSlot>>;
-    /// The summaries of the given slides of a deck (any order).
-    async fn slide_summaries(
+    /// The first `n` slides of a deck in order, with their summaries, and the deck's total
+    /// number of slides. Listing a page reads only up to that page.
+    async fn slide_prefix(
         &self,
         deck_id: i64,
-        ids: &[String],
-    ) -> Result<Vec<SlideSummaryRecord>>;
+        n: usize,
+    ) -> Result<(Vec<(SlideSlot, SlideSummaryRecord)>, i64)>;
     /// One slide of a deck.
     async fn get_slide(&self, deck_id: i64, slide_id: &str) -> Result<Option<SlideRecord>>;
     /// In one transaction: locks the owner's active deck, reads its order, lets `edit`
