@@ -8,6 +8,7 @@ use anyhow::{Context, bail};
 use clap::Args;
 use lectern_core::store::Store;
 use lectern_core::store::cache::CachedStore;
+use lectern_store_postgres::PgStore;
 use lectern_store_sqlite::SqliteStore;
 
 /// Where the service listens and keeps its data (contract: "Every command takes the same
@@ -90,8 +91,8 @@ impl StorageOptions {
 /// How often the SQLite change watcher looks for commits made by other connections.
 const CHANGE_POLL: Duration = Duration::from_millis(10);
 
-/// Opens the store behind `url` (the scheme picks the backend), with the hot-path cache in
-/// front of it and the backend's change watcher keeping that cache coherent.
+/// Opens the store behind `url` (the scheme picks the backend). SQLite gets the hot-path
+/// cache in front of it, kept coherent by the backend's change watcher; PostgreSQL does not.
 pub async fn open_store(url: &str) -> anyhow::Result<Arc<dyn Store>> {
     if url.starts_with("sqlite:") {
         let sqlite = SqliteStore::open(url)
@@ -109,7 +110,12 @@ pub async fn open_store(url: &str) -> anyhow::Result<Arc<dyn Store>> {
             .map_err(|e| anyhow::anyhow!("cannot watch the SQLite database: {e}"))?;
         Ok(cached)
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        bail!("PostgreSQL storage is not available in this build yet; use SQLite (the default)")
+        // No cache in front: several servers may write this database, and a per-process
+        // cache could serve another server's stale data.
+        let pg = PgStore::open(url)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot open the PostgreSQL database: {e}"))?;
+        Ok(Arc::new(pg))
     } else {
         bail!("unsupported database URL scheme: expected sqlite:// or postgres://")
     }

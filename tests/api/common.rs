@@ -11,6 +11,70 @@ use tempfile::TempDir;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
+/// A fresh PostgreSQL database for one test, dropped (with its connections) when this guard
+/// is dropped.
+pub struct PgDatabase {
+    pub url: String,
+    admin_url: String,
+    name: String,
+}
+
+impl PgDatabase {
+    /// Creates `lectern_test_<random>` on the server of `LECTERN_TEST_POSTGRES_URL`.
+    pub async fn create() -> PgDatabase {
+        use sqlx::Connection;
+        let admin_url = std::env::var("LECTERN_TEST_POSTGRES_URL")
+            .expect("LECTERN_TEST_POSTGRES_URL is set for PostgreSQL tests");
+        let name = format!(
+            "lectern_test_{}",
+            lectern_core::secret::random_alphanumeric(12).to_lowercase()
+        );
+        let mut conn = sqlx::PgConnection::connect(&admin_url)
+            .await
+            .expect("PostgreSQL answers");
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+            .execute(&mut conn)
+            .await
+            .expect("a test database can be created");
+        let base = admin_url.split('?').next().unwrap();
+        let (server, _) = base.rsplit_once('/').expect("the URL names a database");
+        PgDatabase {
+            url: format!("{server}/{name}"),
+            admin_url,
+            name,
+        }
+    }
+}
+
+impl Drop for PgDatabase {
+    fn drop(&mut self) {
+        let admin_url = self.admin_url.clone();
+        let name = self.name.clone();
+        // Drop runs inside the test's runtime; the cleanup gets a runtime of its own.
+        let cleanup = std::thread::spawn(move || {
+            use sqlx::Connection;
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async {
+                if let Ok(mut conn) = sqlx::PgConnection::connect(&admin_url).await {
+                    let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+                    let _ = sqlx::query(sqlx::AssertSqlSafe(sql))
+                        .execute(&mut conn)
+                        .await;
+                }
+            });
+        });
+        let _ = cleanup.join();
+    }
+}
+
+/// Whether this run tests the PostgreSQL backend (`LECTERN_TEST_BACKEND=postgres`).
+pub fn testing_postgres() -> bool {
+    std::env::var("LECTERN_TEST_BACKEND").as_deref() == Ok("postgres")
+}
+
 /// A server under test.
 pub struct TestApp {
     pub base: String,
@@ -18,8 +82,10 @@ pub struct TestApp {
     pub database_url: String,
     pub core: Lectern,
     client: reqwest::Client,
-    _dir: TempDir,
+    // Dropped in this order: stop the server, then remove its database.
     _shutdown: oneshot::Sender<()>,
+    _dir: TempDir,
+    _pg: Option<PgDatabase>,
 }
 
 /// An account with an API key.
@@ -78,10 +144,19 @@ impl Resp {
 }
 
 impl TestApp {
-    /// Starts a server on a fresh database; it stops when the `TestApp` is dropped.
+    /// Starts a server on a fresh database (SQLite, or PostgreSQL when
+    /// `LECTERN_TEST_BACKEND=postgres`); it stops when the `TestApp` is dropped.
     pub async fn spawn() -> TestApp {
         let dir = tempfile::tempdir().expect("a temp dir can be created");
-        let url = format!("sqlite://{}", dir.path().join("lectern.db").display());
+        let pg = if testing_postgres() {
+            Some(PgDatabase::create().await)
+        } else {
+            None
+        };
+        let url = match &pg {
+            Some(db) => db.url.clone(),
+            None => format!("sqlite://{}", dir.path().join("lectern.db").display()),
+        };
         let store = lectern::cli::storage::open_store(&url)
             .await
             .expect("the test database opens");
@@ -105,6 +180,7 @@ impl TestApp {
             core,
             client: reqwest::Client::new(),
             _dir: dir,
+            _pg: pg,
             _shutdown: tx,
         }
     }

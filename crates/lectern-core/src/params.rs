@@ -91,9 +91,10 @@ fn parse_bounded(name: &str, raw: &str, min: u32, max: u32) -> Result<u32> {
     Ok(n as u32)
 }
 
-/// Parses a boolean query value: `true`/`false` (also `1`/`0`); absent is `false`.
+/// Parses a boolean query value: `true`/`false` in any case (also `1`/`0`); absent is
+/// `false`.
 pub fn parse_bool(name: &str, raw: Option<&str>) -> Result<bool> {
-    match raw.map(str::trim) {
+    match raw.map(|r| r.trim().to_ascii_lowercase()).as_deref() {
         None => Ok(false),
         Some("true" | "1") => Ok(true),
         Some("false" | "0") => Ok(false),
@@ -154,6 +155,7 @@ mod tests {
         assert!(!parse_bool("b", None).unwrap());
         assert!(parse_bool("b", Some("true")).unwrap());
         assert!(!parse_bool("b", Some("0")).unwrap());
+        assert!(parse_bool("b", Some("True")).unwrap());
         assert!(parse_bool("b", Some("yes")).is_err());
     }
 }

@@ -1,0 +1,713 @@
+//! The PostgreSQL backend of [`lectern_core::store::Store`], for users who outgrow one
+//! machine: several `lectern serve` processes may share one database. Every store method is
+//! one transaction; edits of a deck lock the deck's row (`SELECT ... FOR UPDATE`) and deck
+//! creation locks the owner's row, so concurrent servers never lose an update, duplicate a
+//! slug or corrupt a slide order. Nothing is cached in the process: `open_store` puts no
+//! cache in front of this backend (see docs/ARCHITECTURE.md).
+
+use std::collections::HashSet;
+use std::str::FromStr;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use lectern_core::deck::{DeckPatch, ThemeColor, ThemeFont, Transition, Visibility, unique_slug};
+use lectern_core::layout::SlideSlot;
+use lectern_core::params::Paging;
+use lectern_core::store::{
+    ApiKeyRecord, DeckListKind, DeckListRecord, DeckRecord, NewApiKeyRecord, NewDeckRecord,
+    NewOAuthClientRecord, NewSlideRecord, NewUserRecord, SlideEdit, SlideEditFn, SlideHtmlRecord,
+    SlideRecord, SlideSummaryRecord, Store, UserRecord,
+};
+use lectern_core::time::Timestamp;
+use lectern_core::{Error, Result};
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
+use sqlx::{Postgres, Row, Transaction};
+
+/// Most connections one server holds.
+const MAX_CONNECTIONS: u32 = 16;
+
+/// The PostgreSQL store.
+#[derive(Clone)]
+pub struct PgStore {
+    pool: PgPool,
+}
+
+/// Turns a sqlx error into a core error (a fault).
+fn fault(e: sqlx::Error) -> Error {
+    Error::internal(e)
+}
+
+fn is_unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(db) if db.is_unique_violation())
+}
+
+impl PgStore {
+    /// Connects to `url` (`postgres://...`) and applies the migrations.
+    pub async fn open(url: &str) -> Result<Self> {
+        let options = PgConnectOptions::from_str(url)
+            .map_err(|e| Error::invalid(format!("bad PostgreSQL database URL: {e}")))?;
+        let pool = PgPoolOptions::new()
+            .max_connections(MAX_CONNECTIONS)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options)
+            .await
+            .map_err(fault)?;
+        sqlx::migrate!("./migrations")
+            .run(&pool)
+            .await
+            .map_err(|e| {
+                Error::internal(format!("migrating the PostgreSQL database failed: {e}"))
+            })?;
+        Ok(PgStore { pool })
+    }
+
+    /// Closes the pool, waiting for connections to finish.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+
+    async fn begin_write(&self) -> Result<Transaction<'static, Postgres>> {
+        self.pool.begin().await.map_err(fault)
+    }
+}
+
+/// Columns of a deck row with its owner's username and slide count; pairs with `deck_row`.
+const DECK_SELECT: &str = "SELECT d.id, d.owner_id, u.username, d.title, d.description, d.slug,
+    d.visibility, d.css, d.width, d.height, d.margin, d.transition, d.background_transition,
+    d.rtl, d.loop_enabled, d.theme_font, d.theme_color, d.language, d.created_at, d.updated_at,
+    d.trashed_at, (SELECT COUNT(*) FROM slides s WHERE s.deck_id = d.id) AS slide_count
+    FROM decks d JOIN users u ON u.id = d.owner_id";
+
+fn parse_stored<T>(what: &str, raw: &str, parse: fn(&str) -> Option<T>) -> Result<T> {
+    parse(raw).ok_or_else(|| Error::internal(format!("stored {what} {raw:?} is not valid")))
+}
+
+fn deck_row(row: &PgRow) -> Result<DeckRecord> {
+    let get_str = |i: usize| row.try_get::<String, _>(i).map_err(fault);
+    Ok(DeckRecord {
+        id: row.try_get(0).map_err(fault)?,
+        owner_id: row.try_get(1).map_err(fault)?,
+        owner_username: get_str(2)?,
+        title: get_str(3)?,
+        description: get_str(4)?,
+        slug: get_str(5)?,
+        visibility: parse_stored("visibility", &get_str(6)?, Visibility::parse)?,
+        css: get_str(7)?,
+        width: row.try_get(8).map_err(fault)?,
+        height: row.try_get(9).map_err(fault)?,
+        margin: row.try_get(10).map_err(fault)?,
+        transition: parse_stored("transition", &get_str(11)?, Transition::parse)?,
+        background_transition: parse_stored("transition", &get_str(12)?, Transition::parse)?,
+        rtl: row.try_get(13).map_err(fault)?,
+        loop_: row.try_get(14).map_err(fault)?,
+        theme_font: parse_stored("theme_font", &get_str(15)?, ThemeFont::parse)?,
+        theme_color: parse_stored("theme_color", &get_str(16)?, ThemeColor::parse)?,
+        language: get_str(17)?,
+        created_at: Timestamp::from_unix_micros(row.try_get(18).map_err(fault)?),
+        updated_at: Timestamp::from_unix_micros(row.try_get(19).map_err(fault)?),
+        trashed_at: row
+            .try_get::<Option<i64>, _>(20)
+            .map_err(fault)?
+            .map(Timestamp::from_unix_micros),
+        slide_count: row.try_get(21).map_err(fault)?,
+    })
+}
+
+const USER_SELECT: &str = "SELECT id, username, email, name, description, website_url,
+    twitter_handle, team_id, created_at, updated_at FROM users";
+
+fn user_row(row: &PgRow) -> Result<UserRecord> {
+    Ok(UserRecord {
+        id: row.try_get(0).map_err(fault)?,
+        username: row.try_get(1).map_err(fault)?,
+        email: row.try_get(2).map_err(fault)?,
+        name: row.try_get(3).map_err(fault)?,
+        description: row.try_get(4).map_err(fault)?,
+        website_url: row.try_get(5).map_err(fault)?,
+        twitter_handle: row.try_get(6).map_err(fault)?,
+        team_id: row.try_get(7).map_err(fault)?,
+        created_at: Timestamp::from_unix_micros(row.try_get(8).map_err(fault)?),
+        updated_at: Timestamp::from_unix_micros(row.try_get(9).map_err(fault)?),
+    })
+}
+
+/// A deck's slide order, on any executor (pool or transaction). The order comes back as one
+/// aggregated text value (`id,rank,group;...`): one row instead of one per slide, which is
+/// what makes reading a 10,000-slide order cheap.
+async fn slots_in<'e, E>(executor: E, deck_id: i64) -> Result<Vec<SlideSlot>>
+where
+    E: sqlx::Executor<'e, Database = Postgres>,
+{
+    let packed: String = sqlx::query_scalar(
+        "SELECT COALESCE(string_agg(id || ',' || rank || ',' || COALESCE(group_id::text, ''), ';'
+            ORDER BY rank), '') FROM slides WHERE deck_id = $1",
+    )
+    .bind(deck_id)
+    .fetch_one(executor)
+    .await
+    .map_err(fault)?;
+    unpack_slots(&packed)
+}
+
+/// Parses `id,rank,group;...` (ids and ranks are letters and digits; group may be empty).
+fn unpack_slots(packed: &str) -> Result<Vec<SlideSlot>> {
+    if packed.is_empty() {
+        return Ok(Vec::new());
+    }
+    packed
+        .split(';')
+        .map(|item| {
+            let mut parts = item.splitn(3, ',');
+            let (Some(id), Some(rank), Some(group)) = (parts.next(), parts.next(), parts.next())
+            else {
+                return Err(Error::internal(format!(
+                    "malformed slide order entry {item:?}"
+                )));
+            };
+            let group =
+                if group.is_empty() {
+                    None
+                } else {
+                    Some(group.parse().map_err(|_| {
+                        Error::internal(format!("malformed slide group in {item:?}"))
+                    })?)
+                };
+            Ok(SlideSlot {
+                id: id.to_string(),
+                rank: rank.to_string(),
+                group,
+            })
+        })
+        .collect()
+}
+
+async fn insert_slide(
+    tx: &mut Transaction<'static, Postgres>,
+    deck_id: i64,
+    slide: &NewSlideRecord,
+    at: i64,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO slides (id, deck_id, rank, group_id, html, notes, title, text_preview,
+            html_bytes, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+    )
+    .bind(&slide.slot.id)
+    .bind(deck_id)
+    .bind(&slide.slot.rank)
+    .bind(slide.slot.group)
+    .bind(&slide.content.html)
+    .bind(&slide.content.notes)
+    .bind(&slide.content.title)
+    .bind(&slide.content.text_preview)
+    .bind(slide.content.html.len() as i64)
+    .bind(at)
+    .bind(at)
+    .execute(&mut **tx)
+    .await
+    .map_err(fault)?;
+    Ok(())
+}
+
+async fn deck_in_tx(
+    tx: &mut Transaction<'static, Postgres>,
+    owner_id: i64,
+    deck_id: i64,
+) -> Result<Option<DeckRecord>> {
+    let sql = sqlx::AssertSqlSafe(format!("{DECK_SELECT} WHERE d.id = $1 AND d.owner_id = $2"));
+    sqlx::query(sql)
+        .bind(deck_id)
+        .bind(owner_id)
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(fault)?
+        .as_ref()
+        .map(deck_row)
+        .transpose()
+}
+
+#[async_trait]
+impl Store for PgStore {
+    async fn ping(&self) -> Result<()> {
+        sqlx::query("SELECT 1")
+            .execute(&self.pool)
+            .await
+            .map_err(fault)?;
+        Ok(())
+    }
+
+    async fn count_users(&self) -> Result<i64> {
+        sqlx::query_scalar("SELECT COUNT(*) FROM users")
+            .fetch_one(&self.pool)
+            .await
+            .map_err(fault)
+    }
+
+    async fn create_user(&self, user: NewUserRecord) -> Result<i64> {
+        let at = user.created_at.unix_micros();
+        let result = sqlx::query_scalar(
+            "INSERT INTO users (username, email, name, password_hash, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+        )
+        .bind(&user.username)
+        .bind(&user.email)
+        .bind(&user.name)
+        .bind(&user.password_hash)
+        .bind(at)
+        .bind(at)
+        .fetch_one(&self.pool)
+        .await;
+        match result {
+            Ok(id) => Ok(id),
+            Err(e) if is_unique_violation(&e) => Err(Error::invalid(format!(
+                "the username {:?} is already taken",
+                user.username
+            ))),
+            Err(e) => Err(fault(e)),
+        }
+    }
+
+    async fn find_user_by_username(&self, username: &str) -> Result<Option<UserRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{USER_SELECT} WHERE username = $1"));
+        sqlx::query(sql)
+            .bind(username)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(user_row)
+            .transpose()
+    }
+
+    async fn get_user(&self, id: i64) -> Result<Option<UserRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{USER_SELECT} WHERE id = $1"));
+        sqlx::query(sql)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(user_row)
+            .transpose()
+    }
+
+    async fn create_api_key(&self, key: NewApiKeyRecord) -> Result<i64> {
+        sqlx::query_scalar(
+            "INSERT INTO api_keys (user_id, label, lookup, key_hash, created_at)
+             VALUES ($1, $2, $3, $4, $5) RETURNING id",
+        )
+        .bind(key.user_id)
+        .bind(&key.label)
+        .bind(&key.lookup)
+        .bind(&key.hash)
+        .bind(key.created_at.unix_micros())
+        .fetch_one(&self.pool)
+        .await
+        .map_err(fault)
+    }
+
+    async fn find_api_key(&self, lookup: &str) -> Result<Option<ApiKeyRecord>> {
+        let row = sqlx::query(
+            "SELECT k.id, k.user_id, u.username, u.team_id, k.key_hash, k.last_used_at
+             FROM api_keys k JOIN users u ON u.id = k.user_id
+             WHERE k.lookup = $1 AND k.revoked_at IS NULL",
+        )
+        .bind(lookup)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(fault)?;
+        row.map(|row| {
+            Ok(ApiKeyRecord {
+                id: row.try_get(0).map_err(fault)?,
+                user_id: row.try_get(1).map_err(fault)?,
+                username: row.try_get(2).map_err(fault)?,
+                team_id: row.try_get(3).map_err(fault)?,
+                hash: row.try_get(4).map_err(fault)?,
+                last_used_at: row
+                    .try_get::<Option<i64>, _>(5)
+                    .map_err(fault)?
+                    .map(Timestamp::from_unix_micros),
+            })
+        })
+        .transpose()
+    }
+
+    async fn touch_api_key(&self, key_id: i64, at: Timestamp) -> Result<()> {
+        sqlx::query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2")
+            .bind(at.unix_micros())
+            .bind(key_id)
+            .execute(&self.pool)
+            .await
+            .map_err(fault)?;
+        Ok(())
+    }
+
+    async fn create_oauth_client(&self, client: NewOAuthClientRecord) -> Result<()> {
+        let uris = serde_json::to_string(&client.redirect_uris).map_err(Error::internal)?;
+        sqlx::query(
+            "INSERT INTO oauth_clients (client_id, name, secret_hash, redirect_uris, created_at)
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(&client.client_id)
+        .bind(&client.name)
+        .bind(&client.secret_hash)
+        .bind(uris)
+        .bind(client.created_at.unix_micros())
+        .execute(&self.pool)
+        .await
+        .map_err(fault)?;
+        Ok(())
+    }
+
+    async fn list_decks(
+        &self,
+        owner_id: i64,
+        kind: DeckListKind,
+        paging: Paging,
+    ) -> Result<(Vec<DeckListRecord>, i64)> {
+        let (filter, order) = match kind {
+            DeckListKind::Active => ("trashed_at IS NULL", "created_at DESC, id DESC"),
+            DeckListKind::Trashed => ("trashed_at IS NOT NULL", "trashed_at DESC, id DESC"),
+        };
+        let sql = sqlx::AssertSqlSafe(format!(
+            "SELECT id, title, description, slug, trashed_at FROM decks
+             WHERE owner_id = $1 AND {filter} ORDER BY {order} LIMIT $2 OFFSET $3"
+        ));
+        let rows = sqlx::query(sql)
+            .bind(owner_id)
+            .bind(paging.limit())
+            .bind(paging.offset())
+            .fetch_all(&self.pool)
+            .await
+            .map_err(fault)?;
+        let count_sql = sqlx::AssertSqlSafe(format!(
+            "SELECT COUNT(*) FROM decks WHERE owner_id = $1 AND {filter}"
+        ));
+        let total = sqlx::query_scalar(count_sql)
+            .bind(owner_id)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(fault)?;
+        let decks = rows
+            .iter()
+            .map(|row| {
+                Ok(DeckListRecord {
+                    id: row.try_get(0).map_err(fault)?,
+                    title: row.try_get(1).map_err(fault)?,
+                    description: row.try_get(2).map_err(fault)?,
+                    slug: row.try_get(3).map_err(fault)?,
+                    trashed_at: row
+                        .try_get::<Option<i64>, _>(4)
+                        .map_err(fault)?
+                        .map(Timestamp::from_unix_micros),
+                })
+            })
+            .collect::<Result<_>>()?;
+        Ok((decks, total))
+    }
+
+    async fn create_deck(&self, deck: NewDeckRecord) -> Result<DeckRecord> {
+        let mut tx = self.begin_write().await?;
+        // Serialises this owner's deck creations: the slug picked below stays free.
+        sqlx::query("SELECT id FROM users WHERE id = $1 FOR UPDATE")
+            .bind(deck.owner_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(fault)?;
+        let taken: HashSet<String> = sqlx::query_scalar(
+            "SELECT slug FROM decks WHERE owner_id = $1 AND (slug = $2 OR slug LIKE $3)",
+        )
+        .bind(deck.owner_id)
+        .bind(&deck.slug_base)
+        .bind(format!("{}-%", deck.slug_base))
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(fault)?
+        .into_iter()
+        .collect();
+        let slug = unique_slug(&deck.slug_base, &taken);
+        let at = deck.created_at.unix_micros();
+        let deck_id: i64 = sqlx::query_scalar(
+            "INSERT INTO decks (owner_id, title, description, slug, visibility, width, height,
+                margin, transition, background_transition, theme_font, theme_color, language,
+                created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id",
+        )
+        .bind(deck.owner_id)
+        .bind(&deck.title)
+        .bind(&deck.description)
+        .bind(&slug)
+        .bind(deck.visibility.as_str())
+        .bind(deck.width)
+        .bind(deck.height)
+        .bind(deck.margin)
+        .bind(deck.transition.as_str())
+        .bind(deck.background_transition.as_str())
+        .bind(deck.theme_font.as_str())
+        .bind(deck.theme_color.as_str())
+        .bind(&deck.language)
+        .bind(at)
+        .bind(at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(fault)?;
+        for slide in &deck.slides {
+            insert_slide(&mut tx, deck_id, slide, at).await?;
+        }
+        let record = deck_in_tx(&mut tx, deck.owner_id, deck_id)
+            .await?
+            .ok_or_else(|| Error::internal("a deck inserted in this transaction is missing"))?;
+        tx.commit().await.map_err(fault)?;
+        Ok(record)
+    }
+
+    async fn get_deck(&self, owner_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{DECK_SELECT} WHERE d.id = $1 AND d.owner_id = $2"));
+        sqlx::query(sql)
+            .bind(deck_id)
+            .bind(owner_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(deck_row)
+            .transpose()
+    }
+
+    async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>> {
+        let rows = sqlx::query(
+            "SELECT id, rank, group_id, html FROM slides WHERE deck_id = $1 ORDER BY rank",
+        )
+        .bind(deck_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(fault)?;
+        rows.iter()
+            .map(|row| {
+                Ok(SlideHtmlRecord {
+                    slot: SlideSlot {
+                        id: row.try_get(0).map_err(fault)?,
+                        rank: row.try_get(1).map_err(fault)?,
+                        group: row.try_get(2).map_err(fault)?,
+                    },
+                    html: row.try_get(3).map_err(fault)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn slide_slots(&self, deck_id: i64) -> Result<Vec<SlideSlot>> {
+        slots_in(&self.pool, deck_id).await
+    }
+
+    async fn slide_prefix(
+        &self,
+        deck_id: i64,
+        n: usize,
+    ) -> Result<(Vec<(SlideSlot, SlideSummaryRecord)>, i64)> {
+        let rows = sqlx::query(
+            "SELECT id, rank, group_id, title, text_preview, html_bytes,
+                (notes IS NOT NULL AND notes <> '') AS has_notes
+             FROM slides WHERE deck_id = $1 ORDER BY rank LIMIT $2",
+        )
+        .bind(deck_id)
+        .bind(n as i64)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(fault)?;
+        let total = sqlx::query_scalar("SELECT COUNT(*) FROM slides WHERE deck_id = $1")
+            .bind(deck_id)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(fault)?;
+        let items = rows
+            .iter()
+            .map(|row| {
+                let id: String = row.try_get(0).map_err(fault)?;
+                Ok((
+                    SlideSlot {
+                        id: id.clone(),
+                        rank: row.try_get(1).map_err(fault)?,
+                        group: row.try_get(2).map_err(fault)?,
+                    },
+                    SlideSummaryRecord {
+                        id,
+                        title: row.try_get(3).map_err(fault)?,
+                        text_preview: row.try_get(4).map_err(fault)?,
+                        html_bytes: row.try_get(5).map_err(fault)?,
+                        has_notes: row.try_get(6).map_err(fault)?,
+                    },
+                ))
+            })
+            .collect::<Result<_>>()?;
+        Ok((items, total))
+    }
+
+    async fn get_slide(&self, deck_id: i64, slide_id: &str) -> Result<Option<SlideRecord>> {
+        let row = sqlx::query("SELECT id, html, notes FROM slides WHERE deck_id = $1 AND id = $2")
+            .bind(deck_id)
+            .bind(slide_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(fault)?;
+        row.map(|row| {
+            Ok(SlideRecord {
+                id: row.try_get(0).map_err(fault)?,
+                html: row.try_get(1).map_err(fault)?,
+                notes: row.try_get(2).map_err(fault)?,
+            })
+        })
+        .transpose()
+    }
+
+    async fn edit_slides(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        now: Timestamp,
+        edit: SlideEditFn,
+    ) -> Result<Option<SlideEdit>> {
+        let mut tx = self.begin_write().await?;
+        let active: Option<i64> = sqlx::query_scalar(
+            "SELECT id FROM decks WHERE id = $1 AND owner_id = $2 AND trashed_at IS NULL FOR UPDATE",
+        )
+        .bind(deck_id)
+        .bind(owner_id)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(fault)?;
+        if active.is_none() {
+            return Ok(None);
+        }
+        let slots = slots_in(&mut *tx, deck_id).await?;
+        // An error here drops the transaction: nothing was written.
+        let result = edit(&slots)?;
+        let at = now.unix_micros();
+        for id in &result.plan.delete {
+            sqlx::query("DELETE FROM slides WHERE deck_id = $1 AND id = $2")
+                .bind(deck_id)
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(fault)?;
+        }
+        // Two passes: a new rank may equal the old rank of another slide of the same move,
+        // so every moved slide first takes a placeholder rank ('~' sorts after every key).
+        for slot in &result.plan.reposition {
+            sqlx::query("UPDATE slides SET rank = '~' || id WHERE deck_id = $1 AND id = $2")
+                .bind(deck_id)
+                .bind(&slot.id)
+                .execute(&mut *tx)
+                .await
+                .map_err(fault)?;
+        }
+        for slot in &result.plan.reposition {
+            sqlx::query(
+                "UPDATE slides SET rank = $1, group_id = $2, updated_at = $3 WHERE deck_id = $4 AND id = $5",
+            )
+            .bind(&slot.rank)
+            .bind(slot.group)
+            .bind(at)
+            .bind(deck_id)
+            .bind(&slot.id)
+            .execute(&mut *tx)
+            .await
+            .map_err(fault)?;
+        }
+        for slide in &result.insert {
+            insert_slide(&mut tx, deck_id, slide, at).await?;
+        }
+        if let Some(patch) = &result.content {
+            let (html, title, preview) = match &patch.html {
+                Some((h, t, p)) => (Some(h.as_str()), Some(t.as_str()), Some(p.as_str())),
+                None => (None, None, None),
+            };
+            sqlx::query(
+                "UPDATE slides SET html = COALESCE($1, html), title = COALESCE($2, title),
+                    text_preview = COALESCE($3, text_preview),
+                    html_bytes = COALESCE($4, html_bytes),
+                    notes = CASE WHEN $5 THEN $6 ELSE notes END, updated_at = $7
+                 WHERE deck_id = $8 AND id = $9",
+            )
+            .bind(html)
+            .bind(title)
+            .bind(preview)
+            .bind(html.map(|h| h.len() as i64))
+            .bind(patch.notes.is_some())
+            .bind(patch.notes.clone().flatten())
+            .bind(at)
+            .bind(deck_id)
+            .bind(&patch.id)
+            .execute(&mut *tx)
+            .await
+            .map_err(fault)?;
+        }
+        sqlx::query("UPDATE decks SET updated_at = $1 WHERE id = $2")
+            .bind(at)
+            .bind(deck_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(fault)?;
+        tx.commit().await.map_err(fault)?;
+        Ok(Some(result))
+    }
+
+    async fn update_deck(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        patch: &DeckPatch,
+        now: Timestamp,
+    ) -> Result<Option<DeckRecord>> {
+        let mut tx = self.begin_write().await?;
+        if !patch.is_empty() {
+            sqlx::query(
+                "UPDATE decks SET title = COALESCE($1, title),
+                    description = COALESCE($2, description), width = COALESCE($3, width),
+                    height = COALESCE($4, height), margin = COALESCE($5, margin),
+                    theme_color = COALESCE($6, theme_color), theme_font = COALESCE($7, theme_font),
+                    visibility = COALESCE($8, visibility), updated_at = $9
+                 WHERE id = $10 AND owner_id = $11 AND trashed_at IS NULL",
+            )
+            .bind(&patch.title)
+            .bind(&patch.description)
+            .bind(patch.width)
+            .bind(patch.height)
+            .bind(patch.margin)
+            .bind(patch.theme_color.map(ThemeColor::as_str))
+            .bind(patch.theme_font.map(ThemeFont::as_str))
+            .bind(patch.visibility.map(Visibility::as_str))
+            .bind(now.unix_micros())
+            .bind(deck_id)
+            .bind(owner_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(fault)?;
+        }
+        let deck = deck_in_tx(&mut tx, owner_id, deck_id)
+            .await?
+            .filter(|d| d.trashed_at.is_none());
+        tx.commit().await.map_err(fault)?;
+        Ok(deck)
+    }
+
+    async fn set_deck_trashed(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        trashed_at: Option<Timestamp>,
+    ) -> Result<bool> {
+        let result = match trashed_at {
+            Some(at) => sqlx::query(
+                "UPDATE decks SET trashed_at = COALESCE(trashed_at, $1) WHERE id = $2 AND owner_id = $3",
+            )
+            .bind(at.unix_micros()),
+            None => sqlx::query("UPDATE decks SET trashed_at = NULL WHERE id = $1 AND owner_id = $2"),
+        }
+        .bind(deck_id)
+        .bind(owner_id)
+        .execute(&self.pool)
+        .await
+        .map_err(fault)?;
+        Ok(result.rows_affected() > 0)
+    }
+}
