@@ -7,5 +7,6 @@ mod cli;
 mod decks;
 mod errors;
 mod import;
+mod multi_server;
 mod slides;
 mod users;
