@@ -88,6 +88,23 @@ impl StorageOptions {
     }
 }
 
+/// Opens the store behind `url` with nothing in front of it (for whole-database copies).
+pub async fn open_raw_store(url: &str) -> anyhow::Result<Arc<dyn Store>> {
+    if url.starts_with("sqlite:") {
+        let store = SqliteStore::open(url)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot open the SQLite database {url}: {e}"))?;
+        Ok(Arc::new(store))
+    } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        let store = PgStore::open(url)
+            .await
+            .map_err(|e| anyhow::anyhow!("cannot open the PostgreSQL database: {e}"))?;
+        Ok(Arc::new(store))
+    } else {
+        bail!("unsupported database URL scheme: expected sqlite:// or postgres://")
+    }
+}
+
 /// How often the SQLite change watcher looks for commits made by other connections.
 const CHANGE_POLL: Duration = Duration::from_millis(10);
 

@@ -7,6 +7,7 @@ mod cli;
 mod decks;
 mod errors;
 mod import;
+mod migrate;
 mod multi_server;
 mod slides;
 mod users;

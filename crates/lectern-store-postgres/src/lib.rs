@@ -13,6 +13,7 @@ use async_trait::async_trait;
 use lectern_core::deck::{DeckPatch, ThemeColor, ThemeFont, Transition, Visibility, unique_slug};
 use lectern_core::layout::SlideSlot;
 use lectern_core::params::Paging;
+use lectern_core::store::dump::{Cell, Kind, Row as DumpRow, TABLES, TableSpec};
 use lectern_core::store::{
     ApiKeyRecord, DeckListKind, DeckListRecord, DeckRecord, NewApiKeyRecord, NewDeckRecord,
     NewOAuthClientRecord, NewSlideRecord, NewUserRecord, SlideEdit, SlideEditFn, SlideHtmlRecord,
@@ -206,6 +207,44 @@ async fn insert_slide(
     .await
     .map_err(fault)?;
     Ok(())
+}
+
+/// Reads one cell of a dumped row.
+fn decode_cell(row: &PgRow, i: usize, kind: Kind) -> Result<Cell> {
+    Ok(match kind {
+        Kind::Int => row
+            .try_get::<Option<i64>, _>(i)
+            .map_err(fault)?
+            .map_or(Cell::Null, Cell::Int),
+        Kind::Bool => row
+            .try_get::<Option<bool>, _>(i)
+            .map_err(fault)?
+            .map_or(Cell::Null, |b| Cell::Int(i64::from(b))),
+        Kind::Real => row
+            .try_get::<Option<f64>, _>(i)
+            .map_err(fault)?
+            .map_or(Cell::Null, Cell::Real),
+        Kind::Text => row
+            .try_get::<Option<String>, _>(i)
+            .map_err(fault)?
+            .map_or(Cell::Null, Cell::Text),
+    })
+}
+
+type DumpQuery<'q> = sqlx::query::Query<'q, Postgres, sqlx::postgres::PgArguments>;
+
+/// Binds one cell of a dumped row, typed by its column.
+fn bind_cell<'q>(query: DumpQuery<'q>, cell: &Cell, kind: Kind) -> DumpQuery<'q> {
+    match (cell, kind) {
+        (Cell::Int(i), Kind::Bool) => query.bind(*i != 0),
+        (Cell::Int(i), _) => query.bind(*i),
+        (Cell::Real(r), _) => query.bind(*r),
+        (Cell::Text(t), _) => query.bind(t.clone()),
+        (Cell::Null, Kind::Text) => query.bind(None::<String>),
+        (Cell::Null, Kind::Real) => query.bind(None::<f64>),
+        (Cell::Null, Kind::Bool) => query.bind(None::<bool>),
+        (Cell::Null, Kind::Int) => query.bind(None::<i64>),
+    }
 }
 
 async fn deck_in_tx(
@@ -688,6 +727,80 @@ impl Store for PgStore {
             .filter(|d| d.trashed_at.is_none());
         tx.commit().await.map_err(fault)?;
         Ok(deck)
+    }
+
+    async fn count_rows(&self, table: &'static TableSpec) -> Result<i64> {
+        let sql = sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {}", table.name));
+        sqlx::query_scalar(sql)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(fault)
+    }
+
+    async fn export_rows(&self, table: &'static TableSpec) -> Result<Vec<DumpRow>> {
+        let columns: Vec<&str> = table.columns.iter().map(|(c, _)| *c).collect();
+        let sql = sqlx::AssertSqlSafe(format!(
+            "SELECT {} FROM {} ORDER BY {}{}",
+            columns.join(", "),
+            table.name,
+            table.columns[0].0,
+            // Text keys in byte order, as SQLite orders them, so checksums compare.
+            if table.columns[0].1 == Kind::Text {
+                " COLLATE \"C\""
+            } else {
+                ""
+            }
+        ));
+        let rows = sqlx::query(sql)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(fault)?;
+        rows.iter()
+            .map(|row| {
+                table
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (_, kind))| decode_cell(row, i, *kind))
+                    .collect()
+            })
+            .collect()
+    }
+
+    async fn import_rows(&self, table: &'static TableSpec, rows: &[DumpRow]) -> Result<()> {
+        let columns: Vec<&str> = table.columns.iter().map(|(c, _)| *c).collect();
+        let marks: Vec<String> = (1..=columns.len()).map(|n| format!("${n}")).collect();
+        let sql = format!(
+            "INSERT INTO {} ({}) VALUES ({})",
+            table.name,
+            columns.join(", "),
+            marks.join(", ")
+        );
+        let mut tx = self.begin_write().await?;
+        for row in rows {
+            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
+            for (cell, (_, kind)) in row.iter().zip(table.columns) {
+                query = bind_cell(query, cell, *kind);
+            }
+            query.execute(&mut *tx).await.map_err(fault)?;
+        }
+        tx.commit().await.map_err(fault)?;
+        Ok(())
+    }
+
+    async fn finish_import(&self) -> Result<()> {
+        for table in TABLES.iter().filter(|t| t.serial_id) {
+            let sql = format!(
+                "SELECT setval(pg_get_serial_sequence('{0}', 'id'),
+                    COALESCE((SELECT MAX(id) FROM {0}), 0) + 1, false)",
+                table.name
+            );
+            sqlx::query(sqlx::AssertSqlSafe(sql))
+                .execute(&self.pool)
+                .await
+                .map_err(fault)?;
+        }
+        Ok(())
     }
 
     async fn set_deck_trashed(

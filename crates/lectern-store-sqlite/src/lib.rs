@@ -11,6 +11,7 @@ use async_trait::async_trait;
 use lectern_core::deck::{DeckPatch, ThemeColor, ThemeFont, Transition, Visibility, unique_slug};
 use lectern_core::layout::SlideSlot;
 use lectern_core::params::Paging;
+use lectern_core::store::dump::{Cell, Kind, Row as DumpRow, TableSpec};
 use lectern_core::store::{
     ApiKeyRecord, DeckListKind, DeckListRecord, DeckRecord, NewApiKeyRecord, NewDeckRecord,
     NewOAuthClientRecord, NewSlideRecord, NewUserRecord, SlideEdit, SlideEditFn, SlideHtmlRecord,
@@ -271,6 +272,38 @@ async fn insert_slide(
     .await
     .map_err(fault)?;
     Ok(())
+}
+
+/// Reads one cell of a dumped row.
+fn decode_cell(row: &SqliteRow, i: usize, kind: Kind) -> Result<Cell> {
+    Ok(match kind {
+        Kind::Int | Kind::Bool => row
+            .try_get::<Option<i64>, _>(i)
+            .map_err(fault)?
+            .map_or(Cell::Null, Cell::Int),
+        Kind::Real => row
+            .try_get::<Option<f64>, _>(i)
+            .map_err(fault)?
+            .map_or(Cell::Null, Cell::Real),
+        Kind::Text => row
+            .try_get::<Option<String>, _>(i)
+            .map_err(fault)?
+            .map_or(Cell::Null, Cell::Text),
+    })
+}
+
+type DumpQuery<'q> = sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArguments>;
+
+/// Binds one cell of a dumped row, typed by its column.
+fn bind_cell<'q>(query: DumpQuery<'q>, cell: &Cell, kind: Kind) -> DumpQuery<'q> {
+    match (cell, kind) {
+        (Cell::Int(i), _) => query.bind(*i),
+        (Cell::Real(r), _) => query.bind(*r),
+        (Cell::Text(t), _) => query.bind(t.clone()),
+        (Cell::Null, Kind::Text) => query.bind(None::<String>),
+        (Cell::Null, Kind::Real) => query.bind(None::<f64>),
+        (Cell::Null, Kind::Int | Kind::Bool) => query.bind(None::<i64>),
+    }
 }
 
 async fn deck_in_tx(
@@ -747,6 +780,64 @@ impl Store for SqliteStore {
             .filter(|d| d.trashed_at.is_none());
         tx.commit().await.map_err(fault)?;
         Ok(deck)
+    }
+
+    async fn count_rows(&self, table: &'static TableSpec) -> Result<i64> {
+        let sql = sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {}", table.name));
+        sqlx::query_scalar(sql)
+            .fetch_one(&self.read)
+            .await
+            .map_err(fault)
+    }
+
+    async fn export_rows(&self, table: &'static TableSpec) -> Result<Vec<DumpRow>> {
+        let columns: Vec<&str> = table.columns.iter().map(|(c, _)| *c).collect();
+        let sql = sqlx::AssertSqlSafe(format!(
+            "SELECT {} FROM {} ORDER BY {}",
+            columns.join(", "),
+            table.name,
+            table.columns[0].0
+        ));
+        let rows = sqlx::query(sql)
+            .fetch_all(&self.read)
+            .await
+            .map_err(fault)?;
+        rows.iter()
+            .map(|row| {
+                table
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (_, kind))| decode_cell(row, i, *kind))
+                    .collect()
+            })
+            .collect()
+    }
+
+    async fn import_rows(&self, table: &'static TableSpec, rows: &[DumpRow]) -> Result<()> {
+        let columns: Vec<&str> = table.columns.iter().map(|(c, _)| *c).collect();
+        let marks: Vec<String> = (1..=columns.len()).map(|_| "?".to_string()).collect();
+        let sql = format!(
+            "INSERT INTO {} ({}) VALUES ({})",
+            table.name,
+            columns.join(", "),
+            marks.join(", ")
+        );
+        let mut tx = self.begin_write().await?;
+        for row in rows {
+            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
+            for (cell, (_, kind)) in row.iter().zip(table.columns) {
+                query = bind_cell(query, cell, *kind);
+            }
+            query.execute(&mut *tx).await.map_err(fault)?;
+        }
+        tx.commit().await.map_err(fault)?;
+        Ok(())
+    }
+
+    async fn finish_import(&self) -> Result<()> {
+        // AUTOINCREMENT tables follow explicit ids by themselves (sqlite_sequence).
+        Ok(())
     }
 
     async fn set_deck_trashed(

@@ -225,6 +225,24 @@ impl Store for CachedStore {
         result
     }
 
+    async fn count_rows(&self, table: &'static dump::TableSpec) -> Result<i64> {
+        self.inner.count_rows(table).await
+    }
+
+    async fn export_rows(&self, table: &'static dump::TableSpec) -> Result<Vec<dump::Row>> {
+        self.inner.export_rows(table).await
+    }
+
+    async fn import_rows(&self, table: &'static dump::TableSpec, rows: &[dump::Row]) -> Result<()> {
+        let result = self.inner.import_rows(table, rows).await;
+        self.invalidate_all();
+        result
+    }
+
+    async fn finish_import(&self) -> Result<()> {
+        self.inner.finish_import().await
+    }
+
     async fn set_deck_trashed(
         &self,
         owner_id: i64,

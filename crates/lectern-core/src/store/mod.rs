@@ -278,6 +278,17 @@ pub trait Store: Send + Sync {
         now: Timestamp,
         edit: SlideEditFn,
     ) -> Result<Option<SlideEdit>>;
+    // Whole-database copies (`admin migrate-data`, see [`dump`]).
+
+    /// Number of rows in a table.
+    async fn count_rows(&self, table: &'static dump::TableSpec) -> Result<i64>;
+    /// Every row of a table, in primary-key order.
+    async fn export_rows(&self, table: &'static dump::TableSpec) -> Result<Vec<dump::Row>>;
+    /// Inserts rows as they are (ids included), in one transaction.
+    async fn import_rows(&self, table: &'static dump::TableSpec, rows: &[dump::Row]) -> Result<()>;
+    /// Brings id generators past the imported ids.
+    async fn finish_import(&self) -> Result<()>;
+
     /// Moves the owner's deck into the trash (`Some(time)`) or out of it (`None`). A deck
     /// already in the requested state is left as it is. `false` when there is no such deck.
     async fn set_deck_trashed(
@@ -289,3 +300,4 @@ pub trait Store: Send + Sync {
 }
 
 pub mod cache;
+pub mod dump;
