@@ -71,7 +71,9 @@ fn main() -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     match args.first().map(String::as_str) {
-        Some("__serve-lectern") => runtime.block_on(serve_lectern(PathBuf::from(&args[1]))),
+        Some("__serve-lectern") => {
+            runtime.block_on(serve_lectern(PathBuf::from(&args[1]), args.get(2).cloned()))
+        }
         Some("__serve-baseline") => {
             runtime.block_on(serve_baseline(args[1].parse()?, PathBuf::from(&args[2])))
         }
@@ -79,12 +81,13 @@ fn main() -> anyhow::Result<()> {
     }
 }
 
-/// Child: the real server on a fresh SQLite database in `data_dir`, on an ephemeral port.
-async fn serve_lectern(data_dir: PathBuf) -> anyhow::Result<()> {
+/// Child: the real server on an ephemeral port, on the SQLite database in `data_dir` or on
+/// `database_url`.
+async fn serve_lectern(data_dir: PathBuf, database_url: Option<String>) -> anyhow::Result<()> {
     let opts = lectern::cli::StorageOptions {
         listen: "127.0.0.1:0".into(),
         data_dir,
-        database_url: None,
+        database_url,
         public_url: None,
         rate_limit: 0,
     };
@@ -134,9 +137,16 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
     let mut connections = 32usize;
     let mut seconds = 10u64;
     let mut scenarios = Vec::new();
+    let mut backend = "sqlite".to_string();
+    let mut servers = 1usize;
+    let mut postgres_url = std::env::var("LECTERN_BENCH_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
+            "--backend" => backend = it.next().context("--backend sqlite|postgres")?,
+            "--servers" => servers = it.next().context("--servers N")?.parse()?,
+            "--postgres-url" => postgres_url = it.next().context("--postgres-url URL")?,
             "--connections" | "-c" => {
                 connections = it.next().context("--connections N")?.parse()?
             }
@@ -151,14 +161,32 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
     if scenarios.is_empty() {
         scenarios = SCENARIOS.iter().map(|s| s.to_string()).collect();
     }
+    if servers == 0 || (servers > 1 && backend != "postgres") {
+        bail!("--servers above 1 needs --backend postgres (SQLite serves one process)");
+    }
     let duration = Duration::from_secs(seconds);
     let dir = tempfile::tempdir()?;
     let data_dir = dir.path().join("data");
-    let (_server, addr, printed) = spawn_child(&[
-        "__serve-lectern",
-        data_dir.to_str().context("utf-8 temp path")?,
-    ])
-    .await?;
+    let data_dir = data_dir.to_str().context("utf-8 temp path")?.to_string();
+    let pg = match backend.as_str() {
+        "sqlite" => None,
+        "postgres" => Some(BenchDatabase::create(&postgres_url).await?),
+        other => bail!("unknown backend {other:?}: sqlite or postgres"),
+    };
+    let mut child_args = vec!["__serve-lectern".to_string(), data_dir];
+    if let Some(db) = &pg {
+        child_args.push(db.url.clone());
+    }
+    let child_args: Vec<&str> = child_args.iter().map(String::as_str).collect();
+    // The first server bootstraps the account and prints its key; the others share the data.
+    let (first, addr, printed) = spawn_child(&child_args).await?;
+    let mut children = vec![first];
+    let mut addrs = vec![addr];
+    for _ in 1..servers {
+        let (child, addr, _) = spawn_child(&child_args).await?;
+        children.push(child);
+        addrs.push(addr);
+    }
     let key = printed
         .iter()
         .find_map(|l| l.trim().strip_prefix("API key:"))
@@ -235,9 +263,9 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
         ])
         .await?;
 
-        let baseline = load(base_addr, &target, connections, duration).await?;
+        let baseline = load(&[base_addr], &target, connections, duration).await?;
         print_row(scenario, "baseline", &baseline);
-        let lectern = load(addr, &target, connections, duration).await?;
+        let lectern = load(&addrs, &target, connections, duration).await?;
         print_row(scenario, "lectern", &lectern);
         println!(
             "{:<12} lectern/baseline: {:.2} of the requests/s, p50 {:.2}x, p99 {:.2}x",
@@ -247,7 +275,51 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
             lectern.p99.as_secs_f64() / baseline.p99.as_secs_f64().max(1e-9),
         );
     }
+    drop(children);
+    if let Some(db) = pg {
+        db.drop_database().await?;
+    }
     Ok(())
+}
+
+/// A PostgreSQL database made for one bench run and dropped after it.
+struct BenchDatabase {
+    url: String,
+    admin_url: String,
+    name: String,
+}
+
+impl BenchDatabase {
+    async fn create(admin_url: &str) -> anyhow::Result<Self> {
+        use sqlx::Connection;
+        let name = format!("lectern_bench_{}", std::process::id());
+        let mut conn = sqlx::PgConnection::connect(admin_url).await?;
+        let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .execute(&mut conn)
+            .await?;
+        let sql = format!("CREATE DATABASE {name}");
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .execute(&mut conn)
+            .await?;
+        let base = admin_url.split('?').next().unwrap_or(admin_url);
+        let (server, _) = base.rsplit_once('/').context("the URL names a database")?;
+        Ok(BenchDatabase {
+            url: format!("{server}/{name}"),
+            admin_url: admin_url.to_string(),
+            name,
+        })
+    }
+
+    async fn drop_database(self) -> anyhow::Result<()> {
+        use sqlx::Connection;
+        let mut conn = sqlx::PgConnection::connect(&self.admin_url).await?;
+        let sql = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
+        sqlx::query(sqlx::AssertSqlSafe(sql))
+            .execute(&mut conn)
+            .await?;
+        Ok(())
+    }
 }
 
 /// Creates a deck of `n` slides; returns its id and slide ids in order.
@@ -346,9 +418,10 @@ async fn once(addr: SocketAddr, t: &Target) -> anyhow::Result<(u16, Bytes)> {
     Ok((status, resp.into_body().collect().await?.to_bytes()))
 }
 
-/// Drives `connections` keep-alive connections for a one-second warm-up and then `duration`.
+/// Drives `connections` keep-alive connections (spread over `addrs`) for a one-second
+/// warm-up and then `duration`.
 async fn load(
-    addr: SocketAddr,
+    addrs: &[SocketAddr],
     t: &Target,
     connections: usize,
     duration: Duration,
@@ -359,8 +432,9 @@ async fn load(
     let measure_from = start + warmup;
     let stop = measure_from + duration;
     let mut tasks = Vec::new();
-    for _ in 0..connections {
+    for n in 0..connections {
         let target = target.clone();
+        let addr = addrs[n % addrs.len()];
         tasks.push(tokio::spawn(async move {
             let mut latencies = Vec::new();
             let mut errors = 0u64;
