@@ -31,6 +31,7 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
         println!("  web:      {public_url}/login");
         println!("These are shown only once.");
     }
+    println!("lectern: listening on http://{bound} (public URL {public_url})");
     tracing::info!(listen = %bound, public_url = %public_url, "lectern is serving");
     app::serve(listener, AppState { core }, shutdown_signal()).await?;
     tracing::info!("lectern stopped");

@@ -24,14 +24,14 @@ async fn serve(db_url: &str, data_dir: &std::path::Path) -> (Child, String) {
             "--data-dir",
         ])
         .arg(data_dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
         .kill_on_drop(true)
         .spawn()
         .expect("lectern serve starts");
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     while let Some(line) = lines.next_line().await.unwrap() {
-        if let Some(rest) = line.split("listen=").nth(1) {
+        if let Some(rest) = line.strip_prefix("lectern: listening on http://") {
             let addr = rest.split_whitespace().next().unwrap().to_string();
             tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
             return (child, format!("http://{addr}"));

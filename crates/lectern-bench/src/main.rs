@@ -103,13 +103,13 @@ async fn serve_baseline(status: u16, body_file: PathBuf) -> anyhow::Result<()> {
         async move { (status, [("content-type", "application/json")], body) }
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    println!("web: http://{}/login", listener.local_addr()?);
+    println!("lectern: listening on http://{}", listener.local_addr()?);
     axum::serve(listener, app).await?;
     Ok(())
 }
 
-/// Starts a child of this binary and waits for its `web: URL` line; returns it and the
-/// lines printed before it.
+/// Starts a child of this binary and waits for its `lectern: listening on URL` line;
+/// returns it, the address, and the lines printed before it.
 async fn spawn_child(args: &[&str]) -> anyhow::Result<(Child, SocketAddr, Vec<String>)> {
     let mut child = Command::new(std::env::current_exe()?)
         .args(args)
@@ -120,11 +120,8 @@ async fn spawn_child(args: &[&str]) -> anyhow::Result<(Child, SocketAddr, Vec<St
     let mut lines = BufReader::new(child.stdout.take().expect("stdout is piped")).lines();
     let mut before = Vec::new();
     while let Some(line) = lines.next_line().await? {
-        if let Some(url) = line.trim().strip_prefix("web:") {
-            let addr = url
-                .trim()
-                .trim_start_matches("http://")
-                .trim_end_matches("/login");
+        if let Some(url) = line.trim().strip_prefix("lectern: listening on http://") {
+            let addr = url.split_whitespace().next().unwrap_or_default();
             tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
             return Ok((child, addr.parse()?, before));
         }
@@ -211,7 +208,8 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
     }
 
     println!(
-        "lectern-bench: {connections} connections, {seconds} s per run, loopback, release build"
+        "lectern-bench: {connections} connections, {seconds} s per run, loopback, release build, \
+         backend {backend}, {servers} lectern server(s)"
     );
     println!(
         "{:<12} {:<9} {:>10} {:>10} {:>9} {:>9} {:>7}",

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use lectern_core::deck::{DeckPatch, ThemeColor, ThemeFont, Transition, Visibility, unique_slug};
+use lectern_core::deck::{DeckPatch, ThemeColor, ThemeFont, Visibility, unique_slug};
 use lectern_core::layout::SlideSlot;
 use lectern_core::params::Paging;
 use lectern_core::store::dump::{Cell, Kind, Row as DumpRow, TableSpec};
@@ -19,6 +19,9 @@ use lectern_core::store::{
 };
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
+use lectern_store_sql::{
+    DECK_SELECT, USER_SELECT, deck_row, fault, is_unique_violation, unpack_slots, user_row,
+};
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
     SqliteSynchronous,
@@ -40,15 +43,6 @@ pub struct SqliteStore {
     write: SqlitePool,
     /// How to open one more connection (the change watcher's).
     options: SqliteConnectOptions,
-}
-
-/// Turns a sqlx error into a core error (a fault).
-fn fault(e: sqlx::Error) -> Error {
-    Error::internal(e)
-}
-
-fn is_unique_violation(e: &sqlx::Error) -> bool {
-    matches!(e, sqlx::Error::Database(db) if db.is_unique_violation())
 }
 
 impl SqliteStore {
@@ -137,66 +131,6 @@ impl SqliteStore {
     }
 }
 
-/// Columns of a deck row with its owner's username and slide count; pairs with `deck_row`.
-const DECK_SELECT: &str = "SELECT d.id, d.owner_id, u.username, d.title, d.description, d.slug,
-    d.visibility, d.css, d.width, d.height, d.margin, d.transition, d.background_transition,
-    d.rtl, d.loop_enabled, d.theme_font, d.theme_color, d.language, d.created_at, d.updated_at,
-    d.trashed_at, (SELECT COUNT(*) FROM slides s WHERE s.deck_id = d.id) AS slide_count
-    FROM decks d JOIN users u ON u.id = d.owner_id";
-
-fn parse_stored<T>(what: &str, raw: &str, parse: fn(&str) -> Option<T>) -> Result<T> {
-    parse(raw).ok_or_else(|| Error::internal(format!("stored {what} {raw:?} is not valid")))
-}
-
-fn deck_row(row: &SqliteRow) -> Result<DeckRecord> {
-    let get_str = |i: usize| row.try_get::<String, _>(i).map_err(fault);
-    Ok(DeckRecord {
-        id: row.try_get(0).map_err(fault)?,
-        owner_id: row.try_get(1).map_err(fault)?,
-        owner_username: get_str(2)?,
-        title: get_str(3)?,
-        description: get_str(4)?,
-        slug: get_str(5)?,
-        visibility: parse_stored("visibility", &get_str(6)?, Visibility::parse)?,
-        css: get_str(7)?,
-        width: row.try_get(8).map_err(fault)?,
-        height: row.try_get(9).map_err(fault)?,
-        margin: row.try_get(10).map_err(fault)?,
-        transition: parse_stored("transition", &get_str(11)?, Transition::parse)?,
-        background_transition: parse_stored("transition", &get_str(12)?, Transition::parse)?,
-        rtl: row.try_get(13).map_err(fault)?,
-        loop_: row.try_get(14).map_err(fault)?,
-        theme_font: parse_stored("theme_font", &get_str(15)?, ThemeFont::parse)?,
-        theme_color: parse_stored("theme_color", &get_str(16)?, ThemeColor::parse)?,
-        language: get_str(17)?,
-        created_at: Timestamp::from_unix_micros(row.try_get(18).map_err(fault)?),
-        updated_at: Timestamp::from_unix_micros(row.try_get(19).map_err(fault)?),
-        trashed_at: row
-            .try_get::<Option<i64>, _>(20)
-            .map_err(fault)?
-            .map(Timestamp::from_unix_micros),
-        slide_count: row.try_get(21).map_err(fault)?,
-    })
-}
-
-const USER_SELECT: &str = "SELECT id, username, email, name, description, website_url,
-    twitter_handle, team_id, created_at, updated_at FROM users";
-
-fn user_row(row: &SqliteRow) -> Result<UserRecord> {
-    Ok(UserRecord {
-        id: row.try_get(0).map_err(fault)?,
-        username: row.try_get(1).map_err(fault)?,
-        email: row.try_get(2).map_err(fault)?,
-        name: row.try_get(3).map_err(fault)?,
-        description: row.try_get(4).map_err(fault)?,
-        website_url: row.try_get(5).map_err(fault)?,
-        twitter_handle: row.try_get(6).map_err(fault)?,
-        team_id: row.try_get(7).map_err(fault)?,
-        created_at: Timestamp::from_unix_micros(row.try_get(8).map_err(fault)?),
-        updated_at: Timestamp::from_unix_micros(row.try_get(9).map_err(fault)?),
-    })
-}
-
 /// A deck's slide order, on any executor (pool or transaction). The order comes back as one
 /// aggregated text value (`id,rank,group;...`): one row instead of one per slide, which is
 /// what makes reading a 10,000-slide order cheap.
@@ -213,38 +147,6 @@ where
     .await
     .map_err(fault)?;
     unpack_slots(&packed)
-}
-
-/// Parses `id,rank,group;...` (ids and ranks are letters and digits; group may be empty).
-fn unpack_slots(packed: &str) -> Result<Vec<SlideSlot>> {
-    if packed.is_empty() {
-        return Ok(Vec::new());
-    }
-    packed
-        .split(';')
-        .map(|item| {
-            let mut parts = item.splitn(3, ',');
-            let (Some(id), Some(rank), Some(group)) = (parts.next(), parts.next(), parts.next())
-            else {
-                return Err(Error::internal(format!(
-                    "malformed slide order entry {item:?}"
-                )));
-            };
-            let group =
-                if group.is_empty() {
-                    None
-                } else {
-                    Some(group.parse().map_err(|_| {
-                        Error::internal(format!("malformed slide group in {item:?}"))
-                    })?)
-                };
-            Ok(SlideSlot {
-                id: id.to_string(),
-                rank: rank.to_string(),
-                group,
-            })
-        })
-        .collect()
 }
 
 async fn insert_slide(

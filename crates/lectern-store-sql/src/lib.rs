@@ -1,0 +1,172 @@
+//! What the SQL backends (`lectern-store-sqlite`, `lectern-store-postgres`) share: turning
+//! sqlx errors into core errors, the column lists of deck and user rows and their decoding,
+//! and the packed form in which a deck's slide order is read. Each backend keeps its own SQL
+//! for writes and locking; rows are decoded once, here.
+
+use lectern_core::deck::{ThemeColor, ThemeFont, Transition, Visibility};
+use lectern_core::layout::SlideSlot;
+use lectern_core::store::{DeckRecord, UserRecord};
+use lectern_core::time::Timestamp;
+use lectern_core::{Error, Result};
+use sqlx::Row;
+
+/// Turns a sqlx error into a core error (a fault).
+pub fn fault(e: sqlx::Error) -> Error {
+    Error::internal(e)
+}
+
+/// Whether the error is a unique-constraint violation.
+pub fn is_unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(db) if db.is_unique_violation())
+}
+
+/// Typed column access by index, the same for every backend's row type.
+pub trait Columns {
+    fn text(&self, i: usize) -> Result<String>;
+    fn opt_text(&self, i: usize) -> Result<Option<String>>;
+    fn int(&self, i: usize) -> Result<i64>;
+    fn opt_int(&self, i: usize) -> Result<Option<i64>>;
+    fn real(&self, i: usize) -> Result<f64>;
+    fn boolean(&self, i: usize) -> Result<bool>;
+}
+
+macro_rules! columns_for {
+    ($row:ty) => {
+        impl Columns for $row {
+            fn text(&self, i: usize) -> Result<String> {
+                self.try_get(i).map_err(fault)
+            }
+            fn opt_text(&self, i: usize) -> Result<Option<String>> {
+                self.try_get(i).map_err(fault)
+            }
+            fn int(&self, i: usize) -> Result<i64> {
+                self.try_get(i).map_err(fault)
+            }
+            fn opt_int(&self, i: usize) -> Result<Option<i64>> {
+                self.try_get(i).map_err(fault)
+            }
+            fn real(&self, i: usize) -> Result<f64> {
+                self.try_get(i).map_err(fault)
+            }
+            fn boolean(&self, i: usize) -> Result<bool> {
+                self.try_get(i).map_err(fault)
+            }
+        }
+    };
+}
+
+columns_for!(sqlx::sqlite::SqliteRow);
+columns_for!(sqlx::postgres::PgRow);
+
+/// Columns of a deck row with its owner's username and slide count; pairs with
+/// [`deck_row`]. Append a `WHERE` with the backend's placeholders.
+pub const DECK_SELECT: &str = "SELECT d.id, d.owner_id, u.username, d.title, d.description, d.slug,
+    d.visibility, d.css, d.width, d.height, d.margin, d.transition, d.background_transition,
+    d.rtl, d.loop_enabled, d.theme_font, d.theme_color, d.language, d.created_at, d.updated_at,
+    d.trashed_at, (SELECT COUNT(*) FROM slides s WHERE s.deck_id = d.id) AS slide_count
+    FROM decks d JOIN users u ON u.id = d.owner_id";
+
+/// Columns of a user row; pairs with [`user_row`].
+pub const USER_SELECT: &str = "SELECT id, username, email, name, description, website_url,
+    twitter_handle, team_id, created_at, updated_at FROM users";
+
+fn parse_stored<T>(what: &str, raw: &str, parse: fn(&str) -> Option<T>) -> Result<T> {
+    parse(raw).ok_or_else(|| Error::internal(format!("stored {what} {raw:?} is not valid")))
+}
+
+fn time(micros: i64) -> Timestamp {
+    Timestamp::from_unix_micros(micros)
+}
+
+/// Decodes a row selected with [`DECK_SELECT`].
+pub fn deck_row(row: &impl Columns) -> Result<DeckRecord> {
+    Ok(DeckRecord {
+        id: row.int(0)?,
+        owner_id: row.int(1)?,
+        owner_username: row.text(2)?,
+        title: row.text(3)?,
+        description: row.text(4)?,
+        slug: row.text(5)?,
+        visibility: parse_stored("visibility", &row.text(6)?, Visibility::parse)?,
+        css: row.text(7)?,
+        width: row.int(8)?,
+        height: row.int(9)?,
+        margin: row.real(10)?,
+        transition: parse_stored("transition", &row.text(11)?, Transition::parse)?,
+        background_transition: parse_stored("transition", &row.text(12)?, Transition::parse)?,
+        rtl: row.boolean(13)?,
+        loop_: row.boolean(14)?,
+        theme_font: parse_stored("theme_font", &row.text(15)?, ThemeFont::parse)?,
+        theme_color: parse_stored("theme_color", &row.text(16)?, ThemeColor::parse)?,
+        language: row.text(17)?,
+        created_at: time(row.int(18)?),
+        updated_at: time(row.int(19)?),
+        trashed_at: row.opt_int(20)?.map(time),
+        slide_count: row.int(21)?,
+    })
+}
+
+/// Decodes a row selected with [`USER_SELECT`].
+pub fn user_row(row: &impl Columns) -> Result<UserRecord> {
+    Ok(UserRecord {
+        id: row.int(0)?,
+        username: row.text(1)?,
+        email: row.text(2)?,
+        name: row.text(3)?,
+        description: row.text(4)?,
+        website_url: row.text(5)?,
+        twitter_handle: row.text(6)?,
+        team_id: row.opt_int(7)?,
+        created_at: time(row.int(8)?),
+        updated_at: time(row.int(9)?),
+    })
+}
+
+/// Parses a deck's slide order read as one aggregated text value `id,rank,group;...` (ids
+/// and ranks are letters and digits; group may be empty). One row instead of one per slide
+/// is what makes reading a 10,000-slide order cheap.
+pub fn unpack_slots(packed: &str) -> Result<Vec<SlideSlot>> {
+    if packed.is_empty() {
+        return Ok(Vec::new());
+    }
+    packed
+        .split(';')
+        .map(|item| {
+            let mut parts = item.splitn(3, ',');
+            let (Some(id), Some(rank), Some(group)) = (parts.next(), parts.next(), parts.next())
+            else {
+                return Err(Error::internal(format!(
+                    "malformed slide order entry {item:?}"
+                )));
+            };
+            let group =
+                if group.is_empty() {
+                    None
+                } else {
+                    Some(group.parse().map_err(|_| {
+                        Error::internal(format!("malformed slide group in {item:?}"))
+                    })?)
+                };
+            Ok(SlideSlot {
+                id: id.to_string(),
+                rank: rank.to_string(),
+                group,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_orders_unpack() {
+        assert!(unpack_slots("").unwrap().is_empty());
+        let slots = unpack_slots("a,a0,;b,a1,3").unwrap();
+        assert_eq!(slots[0].group, None);
+        assert_eq!(slots[1].group, Some(3));
+        assert_eq!(slots[1].rank, "a1");
+        assert!(unpack_slots("broken").is_err());
+    }
+}
