@@ -15,14 +15,16 @@ use lectern_core::layout::SlideSlot;
 use lectern_core::params::Paging;
 use lectern_core::store::dump::{Cell, Kind, Row as DumpRow, TABLES, TableSpec};
 use lectern_core::store::{
-    ApiKeyRecord, DeckListKind, DeckListRecord, DeckRecord, NewApiKeyRecord, NewDeckRecord,
-    NewOAuthClientRecord, NewSlideRecord, NewUserRecord, SlideEdit, SlideEditFn, SlideHtmlRecord,
-    SlideRecord, SlideSummaryRecord, Store, UserRecord,
+    AccessTokenRecord, ApiKeyInfo, ApiKeyRecord, CodeCheckFn, CodeRecord, DeckListKind,
+    DeckListRecord, DeckRecord, Exchanged, GrantRecord, LoginRecord, NewApiKeyRecord,
+    NewDeckRecord, NewOAuthClientRecord, NewSlideRecord, NewTokenRecord, NewUserRecord,
+    OAuthClientRecord, Rotated, SessionInfo, SessionRecord, SlideEdit, SlideEditFn,
+    SlideHtmlRecord, SlideRecord, SlideSummaryRecord, Store, UserRecord,
 };
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 use lectern_store_sql::{
-    DECK_SELECT, USER_SELECT, deck_row, fault, is_unique_violation, unpack_slots, user_row,
+    Columns, DECK_SELECT, USER_SELECT, deck_row, fault, is_unique_violation, unpack_slots, user_row,
 };
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
 use sqlx::{Postgres, Row, Transaction};
@@ -147,6 +149,50 @@ fn bind_cell<'q>(query: DumpQuery<'q>, cell: &Cell, kind: Kind) -> DumpQuery<'q>
         (Cell::Null, Kind::Bool) => query.bind(None::<bool>),
         (Cell::Null, Kind::Int) => query.bind(None::<i64>),
     }
+}
+
+/// Stores one token of a grant.
+async fn insert_token(
+    tx: &mut Transaction<'static, Postgres>,
+    grant_id: i64,
+    token: &NewTokenRecord,
+) -> Result<()> {
+    sqlx::query(
+        "INSERT INTO oauth_tokens (token_hash, grant_id, kind, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5)",
+    )
+    .bind(&token.token_hash)
+    .bind(grant_id)
+    .bind(token.kind)
+    .bind(token.created_at.unix_micros())
+    .bind(token.expires_at.unix_micros())
+    .execute(&mut **tx)
+    .await
+    .map_err(fault)?;
+    Ok(())
+}
+
+/// Revokes a grant and all its tokens.
+async fn revoke_grant_in(
+    tx: &mut Transaction<'static, Postgres>,
+    grant_id: i64,
+    at: Timestamp,
+) -> Result<()> {
+    sqlx::query("UPDATE oauth_grants SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
+        .bind(at.unix_micros())
+        .bind(grant_id)
+        .execute(&mut **tx)
+        .await
+        .map_err(fault)?;
+    sqlx::query(
+        "UPDATE oauth_tokens SET revoked_at = $1 WHERE grant_id = $2 AND revoked_at IS NULL",
+    )
+    .bind(at.unix_micros())
+    .bind(grant_id)
+    .execute(&mut **tx)
+    .await
+    .map_err(fault)?;
+    Ok(())
 }
 
 async fn deck_in_tx(
@@ -703,6 +749,371 @@ impl Store for PgStore {
                 .map_err(fault)?;
         }
         Ok(())
+    }
+
+    async fn find_login(&self, username: &str) -> Result<Option<LoginRecord>> {
+        let row = sqlx::query(
+            "SELECT id, password_hash, failed_logins, last_failed_login_at FROM users
+             WHERE username = $1",
+        )
+        .bind(username)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(fault)?;
+        row.map(|r| {
+            Ok(LoginRecord {
+                user_id: r.int(0)?,
+                password_hash: r.opt_text(1)?,
+                failed_logins: r.int(2)?,
+                last_failed_login_at: r.opt_int(3)?.map(Timestamp::from_unix_micros),
+            })
+        })
+        .transpose()
+    }
+
+    async fn set_login_failure(&self, user_id: i64, at: Option<Timestamp>) -> Result<()> {
+        let query = match at {
+            Some(at) => sqlx::query(
+                "UPDATE users SET failed_logins = failed_logins + 1, last_failed_login_at = $1
+                 WHERE id = $2",
+            )
+            .bind(at.unix_micros()),
+            None => sqlx::query(
+                "UPDATE users SET failed_logins = 0, last_failed_login_at = NULL WHERE id = $1",
+            ),
+        };
+        query
+            .bind(user_id)
+            .execute(&self.pool)
+            .await
+            .map_err(fault)?;
+        Ok(())
+    }
+
+    async fn create_session(&self, session: SessionRecord) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO web_sessions (id_hash, user_id, csrf_token, created_at, expires_at)
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(&session.id_hash)
+        .bind(session.user_id)
+        .bind(&session.csrf_token)
+        .bind(session.created_at.unix_micros())
+        .bind(session.expires_at.unix_micros())
+        .execute(&self.pool)
+        .await
+        .map_err(fault)?;
+        Ok(())
+    }
+
+    async fn find_session(&self, id_hash: &str, now: Timestamp) -> Result<Option<SessionInfo>> {
+        let row = sqlx::query(
+            "SELECT s.user_id, u.username, u.team_id, s.csrf_token, s.expires_at
+             FROM web_sessions s JOIN users u ON u.id = s.user_id
+             WHERE s.id_hash = $1 AND s.expires_at > $2",
+        )
+        .bind(id_hash)
+        .bind(now.unix_micros())
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(fault)?;
+        row.map(|r| {
+            Ok(SessionInfo {
+                user_id: r.int(0)?,
+                username: r.text(1)?,
+                team_id: r.opt_int(2)?,
+                csrf_token: r.text(3)?,
+                expires_at: Timestamp::from_unix_micros(r.int(4)?),
+            })
+        })
+        .transpose()
+    }
+
+    async fn delete_session(&self, id_hash: &str) -> Result<()> {
+        sqlx::query("DELETE FROM web_sessions WHERE id_hash = $1")
+            .bind(id_hash)
+            .execute(&self.pool)
+            .await
+            .map_err(fault)?;
+        Ok(())
+    }
+
+    async fn list_api_keys(&self, user_id: i64) -> Result<Vec<ApiKeyInfo>> {
+        let rows = sqlx::query(
+            "SELECT id, label, lookup, created_at, last_used_at FROM api_keys
+             WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC",
+        )
+        .bind(user_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(fault)?;
+        rows.iter()
+            .map(|r| {
+                Ok(ApiKeyInfo {
+                    id: r.int(0)?,
+                    label: r.text(1)?,
+                    lookup: r.text(2)?,
+                    created_at: Timestamp::from_unix_micros(r.int(3)?),
+                    last_used_at: r.opt_int(4)?.map(Timestamp::from_unix_micros),
+                })
+            })
+            .collect()
+    }
+
+    async fn revoke_api_key(&self, user_id: i64, key_id: i64, at: Timestamp) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL",
+        )
+        .bind(at.unix_micros())
+        .bind(key_id)
+        .bind(user_id)
+        .execute(&self.pool)
+        .await
+        .map_err(fault)?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn find_oauth_client(&self, client_id: &str) -> Result<Option<OAuthClientRecord>> {
+        let row = sqlx::query(
+            "SELECT client_id, name, secret_hash, redirect_uris FROM oauth_clients
+             WHERE client_id = $1",
+        )
+        .bind(client_id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(fault)?;
+        row.map(|r| {
+            Ok(OAuthClientRecord {
+                client_id: r.text(0)?,
+                name: r.text(1)?,
+                secret_hash: r.opt_text(2)?,
+                redirect_uris: serde_json::from_str(&r.text(3)?).map_err(Error::internal)?,
+            })
+        })
+        .transpose()
+    }
+
+    async fn create_code(&self, code: CodeRecord) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO oauth_codes (code_hash, client_id, user_id, redirect_uri, scope,
+                resource, code_challenge, created_at, expires_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+        )
+        .bind(&code.code_hash)
+        .bind(&code.client_id)
+        .bind(code.user_id)
+        .bind(&code.redirect_uri)
+        .bind(&code.scope)
+        .bind(&code.resource)
+        .bind(&code.code_challenge)
+        .bind(code.created_at.unix_micros())
+        .bind(code.expires_at.unix_micros())
+        .execute(&self.pool)
+        .await
+        .map_err(fault)?;
+        Ok(())
+    }
+
+    async fn exchange_code(
+        &self,
+        code_hash: &str,
+        now: Timestamp,
+        check: CodeCheckFn,
+    ) -> Result<Exchanged> {
+        let mut tx = self.begin_write().await?;
+        let row = sqlx::query(
+            "SELECT client_id, user_id, redirect_uri, scope, resource, code_challenge,
+                created_at, expires_at, used_at, grant_id
+             FROM oauth_codes WHERE code_hash = $1 FOR UPDATE",
+        )
+        .bind(code_hash)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(fault)?;
+        let Some(row) = row else {
+            return Ok(Exchanged::Unknown);
+        };
+        if row.opt_int(8)?.is_some() {
+            if let Some(grant_id) = row.opt_int(9)? {
+                revoke_grant_in(&mut tx, grant_id, now).await?;
+            }
+            tx.commit().await.map_err(fault)?;
+            return Ok(Exchanged::Reused);
+        }
+        let code = CodeRecord {
+            code_hash: code_hash.to_string(),
+            client_id: row.text(0)?,
+            user_id: row.int(1)?,
+            redirect_uri: row.text(2)?,
+            scope: row.text(3)?,
+            resource: row.text(4)?,
+            code_challenge: row.opt_text(5)?,
+            created_at: Timestamp::from_unix_micros(row.int(6)?),
+            expires_at: Timestamp::from_unix_micros(row.int(7)?),
+        };
+        sqlx::query("UPDATE oauth_codes SET used_at = $1 WHERE code_hash = $2")
+            .bind(now.unix_micros())
+            .bind(code_hash)
+            .execute(&mut *tx)
+            .await
+            .map_err(fault)?;
+        if code.expires_at <= now {
+            tx.commit().await.map_err(fault)?;
+            return Ok(Exchanged::Unknown);
+        }
+        let tokens = match check(&code) {
+            Ok(tokens) => tokens,
+            Err(e) => {
+                tx.commit().await.map_err(fault)?;
+                return Err(e);
+            }
+        };
+        let grant_id: i64 = sqlx::query_scalar(
+            "INSERT INTO oauth_grants (client_id, user_id, scope, resource, created_at)
+             VALUES ($1, $2, $3, $4, $5) RETURNING id",
+        )
+        .bind(&code.client_id)
+        .bind(code.user_id)
+        .bind(&code.scope)
+        .bind(&code.resource)
+        .bind(now.unix_micros())
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(fault)?;
+        sqlx::query("UPDATE oauth_codes SET grant_id = $1 WHERE code_hash = $2")
+            .bind(grant_id)
+            .bind(code_hash)
+            .execute(&mut *tx)
+            .await
+            .map_err(fault)?;
+        for token in &tokens {
+            insert_token(&mut tx, grant_id, token).await?;
+        }
+        tx.commit().await.map_err(fault)?;
+        Ok(Exchanged::Issued(GrantRecord {
+            id: grant_id,
+            client_id: code.client_id,
+            user_id: code.user_id,
+            scope: code.scope,
+            resource: code.resource,
+        }))
+    }
+
+    async fn find_access_token(
+        &self,
+        token_hash: &str,
+        now: Timestamp,
+    ) -> Result<Option<AccessTokenRecord>> {
+        let row = sqlx::query(
+            "SELECT t.id, g.user_id, u.username, u.team_id, g.scope, g.resource, t.expires_at
+             FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+             JOIN users u ON u.id = g.user_id
+             WHERE t.token_hash = $1 AND t.kind = 'access' AND t.revoked_at IS NULL
+               AND g.revoked_at IS NULL AND t.expires_at > $2",
+        )
+        .bind(token_hash)
+        .bind(now.unix_micros())
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(fault)?;
+        row.map(|r| {
+            Ok(AccessTokenRecord {
+                token_id: r.int(0)?,
+                user_id: r.int(1)?,
+                username: r.text(2)?,
+                team_id: r.opt_int(3)?,
+                scope: r.text(4)?,
+                resource: r.text(5)?,
+                expires_at: Timestamp::from_unix_micros(r.int(6)?),
+            })
+        })
+        .transpose()
+    }
+
+    async fn rotate_refresh_token(
+        &self,
+        token_hash: &str,
+        client_id: &str,
+        now: Timestamp,
+        tokens: [NewTokenRecord; 2],
+    ) -> Result<Rotated> {
+        let mut tx = self.begin_write().await?;
+        let row = sqlx::query(
+            "SELECT t.id, t.used_at, t.revoked_at, t.expires_at, g.id, g.client_id, g.user_id,
+                g.scope, g.resource, g.revoked_at
+             FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
+             WHERE t.token_hash = $1 AND t.kind = 'refresh' FOR UPDATE OF t",
+        )
+        .bind(token_hash)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(fault)?;
+        let Some(row) = row else {
+            return Ok(Rotated::Invalid);
+        };
+        let grant = GrantRecord {
+            id: row.int(4)?,
+            client_id: row.text(5)?,
+            user_id: row.int(6)?,
+            scope: row.text(7)?,
+            resource: row.text(8)?,
+        };
+        let revoked = row.opt_int(2)?.is_some() || row.opt_int(9)?.is_some();
+        if grant.client_id != client_id || revoked {
+            return Ok(Rotated::Invalid);
+        }
+        if row.opt_int(1)?.is_some() {
+            revoke_grant_in(&mut tx, grant.id, now).await?;
+            tx.commit().await.map_err(fault)?;
+            return Ok(Rotated::Reused);
+        }
+        if row.int(3)? <= now.unix_micros() {
+            return Ok(Rotated::Invalid);
+        }
+        sqlx::query("UPDATE oauth_tokens SET used_at = $1 WHERE id = $2")
+            .bind(now.unix_micros())
+            .bind(row.int(0)?)
+            .execute(&mut *tx)
+            .await
+            .map_err(fault)?;
+        for token in &tokens {
+            insert_token(&mut tx, grant.id, token).await?;
+        }
+        tx.commit().await.map_err(fault)?;
+        Ok(Rotated::Fresh(grant))
+    }
+
+    async fn revoke_grant(&self, grant_id: i64, at: Timestamp) -> Result<()> {
+        let mut tx = self.begin_write().await?;
+        revoke_grant_in(&mut tx, grant_id, at).await?;
+        tx.commit().await.map_err(fault)
+    }
+
+    async fn revoke_token(&self, token_hash: &str, client_id: &str, at: Timestamp) -> Result<()> {
+        let mut tx = self.begin_write().await?;
+        let row = sqlx::query(
+            "SELECT t.id, t.kind, g.id, g.client_id FROM oauth_tokens t
+             JOIN oauth_grants g ON g.id = t.grant_id WHERE t.token_hash = $1",
+        )
+        .bind(token_hash)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(fault)?;
+        if let Some(row) = row {
+            if row.text(3)? == client_id {
+                if row.text(1)? == "refresh" {
+                    revoke_grant_in(&mut tx, row.int(2)?, at).await?;
+                } else {
+                    sqlx::query("UPDATE oauth_tokens SET revoked_at = $1 WHERE id = $2")
+                        .bind(at.unix_micros())
+                        .bind(row.int(0)?)
+                        .execute(&mut *tx)
+                        .await
+                        .map_err(fault)?;
+                }
+            }
+        }
+        tx.commit().await.map_err(fault)
     }
 
     async fn set_deck_trashed(

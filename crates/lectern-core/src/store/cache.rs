@@ -156,6 +156,82 @@ impl Store for CachedStore {
         self.inner.create_oauth_client(client).await
     }
 
+    async fn find_login(&self, username: &str) -> Result<Option<LoginRecord>> {
+        self.inner.find_login(username).await
+    }
+
+    async fn set_login_failure(&self, user_id: i64, at: Option<Timestamp>) -> Result<()> {
+        self.inner.set_login_failure(user_id, at).await
+    }
+
+    async fn create_session(&self, session: SessionRecord) -> Result<()> {
+        self.inner.create_session(session).await
+    }
+
+    async fn find_session(&self, id_hash: &str, now: Timestamp) -> Result<Option<SessionInfo>> {
+        self.inner.find_session(id_hash, now).await
+    }
+
+    async fn delete_session(&self, id_hash: &str) -> Result<()> {
+        self.inner.delete_session(id_hash).await
+    }
+
+    async fn list_api_keys(&self, user_id: i64) -> Result<Vec<ApiKeyInfo>> {
+        self.inner.list_api_keys(user_id).await
+    }
+
+    async fn revoke_api_key(&self, user_id: i64, key_id: i64, at: Timestamp) -> Result<bool> {
+        let result = self.inner.revoke_api_key(user_id, key_id, at).await;
+        // A revoked key must answer 401 at once.
+        self.keys.remove_where(|_, r| r.id == key_id);
+        result
+    }
+
+    async fn find_oauth_client(&self, client_id: &str) -> Result<Option<OAuthClientRecord>> {
+        self.inner.find_oauth_client(client_id).await
+    }
+
+    async fn create_code(&self, code: CodeRecord) -> Result<()> {
+        self.inner.create_code(code).await
+    }
+
+    async fn exchange_code(
+        &self,
+        code_hash: &str,
+        now: Timestamp,
+        check: CodeCheckFn,
+    ) -> Result<Exchanged> {
+        self.inner.exchange_code(code_hash, now, check).await
+    }
+
+    async fn find_access_token(
+        &self,
+        token_hash: &str,
+        now: Timestamp,
+    ) -> Result<Option<AccessTokenRecord>> {
+        self.inner.find_access_token(token_hash, now).await
+    }
+
+    async fn rotate_refresh_token(
+        &self,
+        token_hash: &str,
+        client_id: &str,
+        now: Timestamp,
+        tokens: [NewTokenRecord; 2],
+    ) -> Result<Rotated> {
+        self.inner
+            .rotate_refresh_token(token_hash, client_id, now, tokens)
+            .await
+    }
+
+    async fn revoke_grant(&self, grant_id: i64, at: Timestamp) -> Result<()> {
+        self.inner.revoke_grant(grant_id, at).await
+    }
+
+    async fn revoke_token(&self, token_hash: &str, client_id: &str, at: Timestamp) -> Result<()> {
+        self.inner.revoke_token(token_hash, client_id, at).await
+    }
+
     async fn list_decks(
         &self,
         owner_id: i64,

@@ -140,6 +140,61 @@ pub const TABLES: &[TableSpec] = &[
         ],
         serial_id: false,
     },
+    TableSpec {
+        name: "web_sessions",
+        columns: &[
+            ("id_hash", Text),
+            ("user_id", Int),
+            ("csrf_token", Text),
+            ("created_at", Int),
+            ("expires_at", Int),
+        ],
+        serial_id: false,
+    },
+    TableSpec {
+        name: "oauth_grants",
+        columns: &[
+            ("id", Int),
+            ("client_id", Text),
+            ("user_id", Int),
+            ("scope", Text),
+            ("resource", Text),
+            ("created_at", Int),
+            ("revoked_at", Int),
+        ],
+        serial_id: true,
+    },
+    TableSpec {
+        name: "oauth_codes",
+        columns: &[
+            ("code_hash", Text),
+            ("client_id", Text),
+            ("user_id", Int),
+            ("redirect_uri", Text),
+            ("scope", Text),
+            ("resource", Text),
+            ("code_challenge", Text),
+            ("created_at", Int),
+            ("expires_at", Int),
+            ("used_at", Int),
+            ("grant_id", Int),
+        ],
+        serial_id: false,
+    },
+    TableSpec {
+        name: "oauth_tokens",
+        columns: &[
+            ("id", Int),
+            ("token_hash", Text),
+            ("grant_id", Int),
+            ("kind", Text),
+            ("created_at", Int),
+            ("expires_at", Int),
+            ("used_at", Int),
+            ("revoked_at", Int),
+        ],
+        serial_id: true,
+    },
 ];
 
 /// Rows of one table and their checksum.

@@ -71,6 +71,128 @@ pub struct NewOAuthClientRecord {
     pub created_at: Timestamp,
 }
 
+/// What signing in needs to know about an account.
+#[derive(Debug, Clone)]
+pub struct LoginRecord {
+    pub user_id: i64,
+    pub password_hash: Option<String>,
+    pub failed_logins: i64,
+    pub last_failed_login_at: Option<Timestamp>,
+}
+
+/// A web session as stored (the id only as its hash).
+#[derive(Debug, Clone)]
+pub struct SessionRecord {
+    pub id_hash: String,
+    pub user_id: i64,
+    pub csrf_token: String,
+    pub created_at: Timestamp,
+    pub expires_at: Timestamp,
+}
+
+/// A signed-in session with its account.
+#[derive(Debug, Clone)]
+pub struct SessionInfo {
+    pub user_id: i64,
+    pub username: String,
+    pub team_id: Option<i64>,
+    pub csrf_token: String,
+    pub expires_at: Timestamp,
+}
+
+/// An API key as the key page lists it (never the key itself).
+#[derive(Debug, Clone)]
+pub struct ApiKeyInfo {
+    pub id: i64,
+    pub label: String,
+    /// The public prefix (`lk_` + 8 characters).
+    pub lookup: String,
+    pub created_at: Timestamp,
+    pub last_used_at: Option<Timestamp>,
+}
+
+/// A registered OAuth client.
+#[derive(Debug, Clone)]
+pub struct OAuthClientRecord {
+    pub client_id: String,
+    pub name: String,
+    /// SHA-256 of the secret; `None` for a public client.
+    pub secret_hash: Option<String>,
+    pub redirect_uris: Vec<String>,
+}
+
+/// An authorization code as stored (bound to everything the token request must repeat).
+#[derive(Debug, Clone)]
+pub struct CodeRecord {
+    pub code_hash: String,
+    pub client_id: String,
+    pub user_id: i64,
+    pub redirect_uri: String,
+    pub scope: String,
+    pub resource: String,
+    pub code_challenge: Option<String>,
+    pub created_at: Timestamp,
+    pub expires_at: Timestamp,
+}
+
+/// What exchanging a code did.
+#[derive(Debug, Clone)]
+pub enum Exchanged {
+    /// First use: the grant now exists with the tokens the check produced.
+    Issued(GrantRecord),
+    /// The code was used before: the grant it produced (if any) is now revoked.
+    Reused,
+    /// No live code with this hash (unknown or expired).
+    Unknown,
+}
+
+/// The core's checks of a token request against the stored code (client, redirect URI,
+/// PKCE); returns the tokens to issue.
+pub type CodeCheckFn = Box<dyn FnOnce(&CodeRecord) -> Result<[NewTokenRecord; 2]> + Send>;
+
+/// A token to store.
+#[derive(Debug, Clone)]
+pub struct NewTokenRecord {
+    pub token_hash: String,
+    /// `access` or `refresh`.
+    pub kind: &'static str,
+    pub created_at: Timestamp,
+    pub expires_at: Timestamp,
+}
+
+/// A grant (the user's consent to one client) as stored.
+#[derive(Debug, Clone)]
+pub struct GrantRecord {
+    pub id: i64,
+    pub client_id: String,
+    pub user_id: i64,
+    pub scope: String,
+    pub resource: String,
+}
+
+/// A live access token with its account, for authentication.
+#[derive(Debug, Clone)]
+pub struct AccessTokenRecord {
+    pub token_id: i64,
+    pub user_id: i64,
+    pub username: String,
+    pub team_id: Option<i64>,
+    pub scope: String,
+    pub resource: String,
+    pub expires_at: Timestamp,
+}
+
+/// What rotating a refresh token found.
+#[derive(Debug, Clone)]
+pub enum Rotated {
+    /// The old token was live: it is now used, and the new pair belongs to this grant.
+    Fresh(GrantRecord),
+    /// The old token had been used before: the grant was revoked.
+    Reused,
+    /// No live token (unknown, expired, revoked, or another client's).
+    Invalid,
+}
+
 /// A deck as stored, with its owner's username (for URLs) and its slide count.
 #[derive(Debug, Clone)]
 pub struct DeckRecord {
@@ -233,6 +355,54 @@ pub trait Store: Send + Sync {
     async fn touch_api_key(&self, key_id: i64, at: Timestamp) -> Result<()>;
     /// Stores an OAuth client.
     async fn create_oauth_client(&self, client: NewOAuthClientRecord) -> Result<()>;
+
+    /// Sign-in data of the account with this username.
+    async fn find_login(&self, username: &str) -> Result<Option<LoginRecord>>;
+    /// Counts a failed sign-in (`Some(at)`) or clears the count after a success (`None`).
+    async fn set_login_failure(&self, user_id: i64, at: Option<Timestamp>) -> Result<()>;
+    /// Stores a web session.
+    async fn create_session(&self, session: SessionRecord) -> Result<()>;
+    /// The live session with this id hash.
+    async fn find_session(&self, id_hash: &str, now: Timestamp) -> Result<Option<SessionInfo>>;
+    /// Ends a session.
+    async fn delete_session(&self, id_hash: &str) -> Result<()>;
+    /// The account's live API keys, newest first.
+    async fn list_api_keys(&self, user_id: i64) -> Result<Vec<ApiKeyInfo>>;
+    /// Revokes one of the account's keys; `false` when there is no such live key.
+    async fn revoke_api_key(&self, user_id: i64, key_id: i64, at: Timestamp) -> Result<bool>;
+    /// The OAuth client with this id.
+    async fn find_oauth_client(&self, client_id: &str) -> Result<Option<OAuthClientRecord>>;
+    /// Stores an authorization code.
+    async fn create_code(&self, code: CodeRecord) -> Result<()>;
+    /// In one transaction: marks the code used, and on its first use runs `check` and stores
+    /// the grant with the tokens it returns. A code used before revokes the grant it produced.
+    /// A failing check still uses the code up (no second try with another verifier).
+    async fn exchange_code(
+        &self,
+        code_hash: &str,
+        now: Timestamp,
+        check: CodeCheckFn,
+    ) -> Result<Exchanged>;
+    /// The live access token with this hash (grant and token not revoked, not expired).
+    async fn find_access_token(
+        &self,
+        token_hash: &str,
+        now: Timestamp,
+    ) -> Result<Option<AccessTokenRecord>>;
+    /// Uses a live refresh token of `client_id` once and stores the new pair; a token used
+    /// before revokes its whole grant. Atomic.
+    async fn rotate_refresh_token(
+        &self,
+        token_hash: &str,
+        client_id: &str,
+        now: Timestamp,
+        tokens: [NewTokenRecord; 2],
+    ) -> Result<Rotated>;
+    /// Revokes a grant and every token of it.
+    async fn revoke_grant(&self, grant_id: i64, at: Timestamp) -> Result<()>;
+    /// RFC 7009: revokes the token of `client_id` with this hash (a refresh token takes its
+    /// whole grant along). Unknown tokens are ignored.
+    async fn revoke_token(&self, token_hash: &str, client_id: &str, at: Timestamp) -> Result<()>;
 
     // Decks.
 
