@@ -56,6 +56,18 @@ impl From<Error> for ApiError {
         match err {
             Error::Unauthorized(m) => ApiError::unauthorized(m, true),
             Error::Forbidden(m) => ApiError::new(StatusCode::FORBIDDEN, m),
+            Error::InsufficientScope(scope) => ApiError {
+                challenge: Some(match scope {
+                    "read" => {
+                        "Bearer realm=\"lectern\", error=\"insufficient_scope\", scope=\"read\""
+                    }
+                    _ => "Bearer realm=\"lectern\", error=\"insufficient_scope\", scope=\"manage\"",
+                }),
+                ..ApiError::new(
+                    StatusCode::FORBIDDEN,
+                    format!("this operation needs the '{scope}' scope"),
+                )
+            },
             Error::NotFound(m) => ApiError::new(StatusCode::NOT_FOUND, m),
             Error::Invalid(m) => ApiError::invalid(m),
             Error::Internal(cause) => {

@@ -48,11 +48,13 @@ pub fn panic_response(err: Box<dyn std::any::Any + Send + 'static>) -> Response 
 pub async fn json_errors(req: Request, next: Next) -> Response {
     let response = next.run(req).await;
     let status = response.status();
-    let is_json = response
+    // Bodies without a type or in plain text come from tower layers and axum's own
+    // rejections; JSON and HTML pages are already what they should be.
+    let plain = response
         .headers()
         .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
-    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        .is_none_or(|v| v.as_bytes().starts_with(b"text/plain"));
+    if !(status.is_client_error() || status.is_server_error()) || !plain {
         return response;
     }
     let reason = status.canonical_reason().unwrap_or("error").to_lowercase();

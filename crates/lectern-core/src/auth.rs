@@ -13,6 +13,25 @@ pub enum Scope {
     Manage,
 }
 
+impl Scope {
+    /// The scope's name in OAuth requests.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Read => "read",
+            Scope::Manage => "manage",
+        }
+    }
+
+    /// The scope named `name`.
+    pub fn parse(name: &str) -> Option<Scope> {
+        match name {
+            "read" => Some(Scope::Read),
+            "manage" => Some(Scope::Manage),
+            _ => None,
+        }
+    }
+}
+
 /// How the caller proved who they are.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Credential {
@@ -43,10 +62,7 @@ impl Caller {
                 if ok {
                     Ok(())
                 } else {
-                    Err(Error::forbidden(match scope {
-                        Scope::Read => "this operation needs the 'read' scope",
-                        Scope::Manage => "this operation needs the 'manage' scope",
-                    }))
+                    Err(Error::InsufficientScope(scope.as_str()))
                 }
             }
         }
@@ -82,7 +98,7 @@ mod tests {
         assert!(read.require(Scope::Read).is_ok());
         assert!(matches!(
             read.require(Scope::Manage),
-            Err(Error::Forbidden(_))
+            Err(Error::InsufficientScope("manage"))
         ));
         let manage = caller(Credential::OAuth {
             token_id: 2,

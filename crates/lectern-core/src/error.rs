@@ -12,6 +12,10 @@ pub enum Error {
     /// The credential or account cannot perform the operation (403).
     #[error("{0}")]
     Forbidden(String),
+    /// The credential lacks the scope the operation needs (403 with an
+    /// `insufficient_scope` challenge); holds the scope needed.
+    #[error("this operation needs the '{0}' scope")]
+    InsufficientScope(&'static str),
     /// The resource does not exist or belongs to someone else (404).
     #[error("{0}")]
     NotFound(String),

@@ -18,5 +18,6 @@ pub mod views;
 pub use service::Lectern;
 pub mod import;
 pub mod layout;
+pub mod oauth;
 pub mod rank;
 pub mod slide;

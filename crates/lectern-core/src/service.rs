@@ -85,6 +85,11 @@ impl Lectern {
         }
     }
 
+    /// The store (for the other use-case modules of the core).
+    pub(crate) fn store(&self) -> &dyn Store {
+        self.store.as_ref()
+    }
+
     /// The public URL, without a trailing slash.
     pub fn public_url(&self) -> &str {
         &self.public_url
@@ -99,6 +104,11 @@ impl Lectern {
 
     /// Turns a bearer credential into a caller, or 401.
     pub async fn authenticate_bearer(&self, presented: &str) -> Result<Caller> {
+        if presented.starts_with("lat_") {
+            return self
+                .authenticate_access_token(presented, crate::oauth::Resource::Rest)
+                .await;
+        }
         let unauthorized = || Error::Unauthorized("invalid API key or access token".into());
         let lookup = secret::api_key_lookup(presented).ok_or_else(unauthorized)?;
         let key = self
