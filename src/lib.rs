@@ -5,5 +5,6 @@ pub mod api;
 pub mod app;
 pub mod cli;
 pub mod http;
+pub mod oauth;
 pub mod router;
 pub mod web;

@@ -13,7 +13,7 @@ use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::app::AppState;
-use crate::{api, http, web};
+use crate::{api, http, oauth, web};
 
 /// Largest request body (413 above it).
 pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
@@ -46,6 +46,19 @@ pub fn build(state: AppState) -> Router {
             "/v1/decks/{id}/slides/{slide_id}",
             get(api::slides::get_slide).patch(api::slides::update_slide),
         )
+        // Web sign-in and the API-key page.
+        .route("/login", get(web::login::login_page).post(web::login::login))
+        .route("/logout", post(web::login::logout))
+        .route("/users/api", get(web::keys::api_keys).post(web::keys::create_api_key))
+        .route("/users/api/{id}/revoke", post(web::keys::revoke_api_key))
+        // OAuth 2.0 authorization server.
+        .route("/oauth/authorize", get(oauth::authorize).post(oauth::authorize_decision))
+        .route("/oauth/token", post(oauth::token))
+        .route("/oauth/revoke", post(oauth::revoke))
+        .route("/oauth/register", post(oauth::register))
+        .route("/.well-known/oauth-authorization-server", get(oauth::server_metadata))
+        .route("/.well-known/oauth-protected-resource", get(oauth::resource_metadata))
+        .route("/.well-known/oauth-protected-resource/v1", get(oauth::resource_metadata))
         // Operations.
         .route("/healthz", get(web::health::healthz))
         .fallback(http::not_found)

@@ -1,3 +1,7 @@
-//! Pages and endpoints outside the REST API: health now; sign-in, keys and the viewer later.
+//! Pages and endpoints outside the REST API: health, sign-in, the API-key page.
 
 pub mod health;
+pub mod keys;
+pub mod login;
+pub mod page;
+pub mod session;
