@@ -9,5 +9,6 @@ mod errors;
 mod import;
 mod migrate;
 mod multi_server;
+mod oauth;
 mod slides;
 mod users;

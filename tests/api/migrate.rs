@@ -3,6 +3,7 @@
 
 use lectern_core::Lectern;
 use lectern_core::deck::NewDeck;
+use lectern_core::oauth::{AuthorizeParams, ClientAuth};
 use lectern_core::secret::Secret;
 use lectern_core::service::NewUser;
 use lectern_core::store::dump::{TABLES, summarize};
@@ -61,7 +62,8 @@ async fn a_round_trip_through_postgres_keeps_every_row() {
     .await
     .unwrap();
     let key = core.create_api_key("alice", "laptop").await.unwrap();
-    core.create_oauth_client("Tool", &["http://127.0.0.1/cb".to_string()], false)
+    let tool = core
+        .create_oauth_client("Tool", &["http://127.0.0.1/cb".to_string()], false)
         .await
         .unwrap();
     let md = "# Intro\n\nNote: hi\n---\n## A\n--\n## B\n";
@@ -76,6 +78,31 @@ async fn a_round_trip_through_postgres_keeps_every_row() {
         .await
         .unwrap();
     core.trash_deck(&caller, Some(plain.meta.id)).await.unwrap();
+    // A web session, and an OAuth code exchanged for a grant with tokens.
+    core.sign_in("alice", &Secret::new("a long password"))
+        .await
+        .map_err(|e| format!("{e:?}"))
+        .unwrap();
+    let request = core
+        .check_authorize(&AuthorizeParams {
+            response_type: Some("code".into()),
+            client_id: Some(tool.client_id.clone()),
+            redirect_uri: Some("http://127.0.0.1/cb".into()),
+            scope: Some("read manage".into()),
+            ..AuthorizeParams::default()
+        })
+        .await
+        .map_err(|e| format!("{e:?}"))
+        .unwrap();
+    let code = core.issue_code(caller.user_id, &request).await.unwrap();
+    let auth = ClientAuth {
+        client_id: tool.client_id.clone(),
+        secret: tool.client_secret.as_ref().map(|s| Secret::new(s.expose())),
+        basic: true,
+    };
+    core.exchange_code(&auth, code.expose(), Some("http://127.0.0.1/cb"), None)
+        .await
+        .unwrap();
     let pg = PgDatabase::create().await;
 
     // Act: SQLite -> PostgreSQL -> SQLite.

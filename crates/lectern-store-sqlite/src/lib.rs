@@ -1134,18 +1134,18 @@ impl Store for SqliteStore {
         .fetch_optional(&mut *tx)
         .await
         .map_err(fault)?;
-        if let Some(row) = row {
-            if row.text(3)? == client_id {
-                if row.text(1)? == "refresh" {
-                    revoke_grant_in(&mut tx, row.int(2)?, at).await?;
-                } else {
-                    sqlx::query("UPDATE oauth_tokens SET revoked_at = ? WHERE id = ?")
-                        .bind(at.unix_micros())
-                        .bind(row.int(0)?)
-                        .execute(&mut *tx)
-                        .await
-                        .map_err(fault)?;
-                }
+        if let Some(row) = row
+            && row.text(3)? == client_id
+        {
+            if row.text(1)? == "refresh" {
+                revoke_grant_in(&mut tx, row.int(2)?, at).await?;
+            } else {
+                sqlx::query("UPDATE oauth_tokens SET revoked_at = ? WHERE id = ?")
+                    .bind(at.unix_micros())
+                    .bind(row.int(0)?)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(fault)?;
             }
         }
         tx.commit().await.map_err(fault)
