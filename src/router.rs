@@ -46,6 +46,8 @@ pub fn build(state: AppState) -> Router {
             "/v1/decks/{id}/slides/{slide_id}",
             get(api::slides::get_slide).patch(api::slides::update_slide),
         )
+        .route("/v1/team/decks", get(api::team::list_team_decks))
+        .route("/v1/team/decks/{id}", get(api::team::get_team_deck))
         // Web sign-in and the API-key page.
         .route("/login", get(web::login::login_page).post(web::login::login))
         .route("/logout", post(web::login::logout))

@@ -4,6 +4,7 @@
 
 pub mod decks;
 pub mod slides;
+pub mod team;
 pub mod users;
 
 use axum::Json;

@@ -26,9 +26,22 @@ pub enum AdminCommand {
         /// in on the web.
         #[arg(long)]
         password: Option<String>,
-        /// Team slug (team accounts arrive with the teams issue).
+        /// Team slug: the team is created when missing and the account joins it.
         #[arg(long)]
         team: Option<String>,
+    },
+    /// Put an account into a team (created when missing).
+    AddToTeam {
+        #[arg(long)]
+        username: String,
+        /// Team slug.
+        #[arg(long)]
+        team: String,
+    },
+    /// Take an account out of its team; it loses access to the team's decks at once.
+    RemoveFromTeam {
+        #[arg(long)]
+        username: String,
     },
     /// Create an API key for an account; prints the key (shown only this once).
     CreateApiKey {
@@ -81,15 +94,13 @@ pub async fn run(opts: &StorageOptions, cmd: AdminCommand) -> anyhow::Result<()>
             password,
             team,
         } => {
-            if team.is_some() {
-                anyhow::bail!("--team is not supported yet: teams are not built in this version");
-            }
             let id = core
                 .create_user(NewUser {
                     username,
                     email,
                     name,
                     password: password.map(Secret::new),
+                    team,
                 })
                 .await?;
             println!("{id}");
@@ -115,6 +126,8 @@ pub async fn run(opts: &StorageOptions, cmd: AdminCommand) -> anyhow::Result<()>
             let id = core.import_deck(&username, parsed).await?;
             println!("{id}");
         }
+        AdminCommand::AddToTeam { username, team } => core.add_to_team(&username, &team).await?,
+        AdminCommand::RemoveFromTeam { username } => core.remove_from_team(&username).await?,
         AdminCommand::MigrateData { .. } => unreachable!("handled before the store opens"),
         AdminCommand::CreateOauthClient {
             name,

@@ -187,6 +187,15 @@ impl TestApp {
 
     /// Creates an account and an API key for it.
     pub async fn user(&self, username: &str) -> TestUser {
+        self.user_in(username, None).await
+    }
+
+    /// Creates an account in team `team` (created when missing) and an API key for it.
+    pub async fn team_user(&self, username: &str, team: &str) -> TestUser {
+        self.user_in(username, Some(team)).await
+    }
+
+    async fn user_in(&self, username: &str, team: Option<&str>) -> TestUser {
         let id = self
             .core
             .create_user(NewUser {
@@ -194,6 +203,7 @@ impl TestApp {
                 email: format!("{username}@example.org"),
                 name: Some(format!("{username} name")),
                 password: Some(Secret::new("a long password")),
+                team: team.map(str::to_string),
             })
             .await
             .expect("the test account is created");

@@ -21,6 +21,8 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("GET", "/v1/decks/1/slides/abc"),
     ("PATCH", "/v1/decks/1/slides/abc"),
     ("PATCH", "/v1/decks/1/slides/move"),
+    ("GET", "/v1/team/decks"),
+    ("GET", "/v1/team/decks/1"),
 ];
 
 #[tokio::test]

@@ -11,4 +11,5 @@ mod migrate;
 mod multi_server;
 mod oauth;
 mod slides;
+mod teams;
 mod users;

@@ -15,12 +15,13 @@ use crate::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
 use crate::store::{
     DeckListKind, DeckRecord, NewApiKeyRecord, NewDeckRecord, NewOAuthClientRecord, NewSlideRecord,
     NewUserRecord, SlideContent, SlideContentPatch, SlideEdit, SlideEditFn, SlideHtmlRecord, Store,
-    UserRecord,
+    TeamRecord, UserRecord,
 };
 use crate::time::Timestamp;
 use crate::views::{
-    AccountView, CreatedDeck, DeckMeta, DeckSummary, DeckUrls, DeckView, SlideCount, SlidePlace,
-    SlideSummary, SlideView, TrashedDeckSummary, UserView,
+    AccountView, CreatedDeck, DeckMeta, DeckSummary, DeckUrls, DeckView, OwnerView, SlideCount,
+    SlidePlace, SlideSummary, SlideView, TeamDeckSummary, TeamDeckView, TeamView,
+    TrashedDeckSummary, UserView,
 };
 use crate::{Error, Result};
 
@@ -51,6 +52,8 @@ pub struct NewUser {
     pub email: String,
     pub name: Option<String>,
     pub password: Option<Secret>,
+    /// The team to join (created when missing): its slug.
+    pub team: Option<String>,
 }
 
 /// What the first start prints once.
@@ -142,10 +145,14 @@ impl Lectern {
             .get_user(caller.user_id)
             .await?
             .ok_or_else(|| Error::Unauthorized("the account no longer exists".into()))?;
-        Ok(self.user_view(user))
+        let team = match user.team_id {
+            Some(id) => self.store.get_team(id).await?,
+            None => None,
+        };
+        Ok(self.user_view(user, team))
     }
 
-    fn user_view(&self, user: UserRecord) -> UserView {
+    fn user_view(&self, user: UserRecord, team: Option<TeamRecord>) -> UserView {
         UserView {
             id: user.id,
             profile_url: format!("{}/{}", self.public_url, user.username),
@@ -165,7 +172,12 @@ impl Lectern {
                 .into(),
                 billing_period: "none".into(),
             },
-            team: None,
+            team: team.map(|t| TeamView {
+                url: self.team_url(&t.slug),
+                id: t.id,
+                name: t.name,
+                slug: t.slug,
+            }),
             created_at: user.created_at,
             updated_at: user.updated_at,
         }
@@ -192,15 +204,140 @@ impl Lectern {
             Some(pw) => Some(secret::hash_password(pw)?),
             None => None,
         };
+        let team_id = match &new.team {
+            Some(slug) => Some(self.team_for_slug(slug).await?.id),
+            None => None,
+        };
         self.store
             .create_user(NewUserRecord {
                 name: new.name.unwrap_or_else(|| new.username.clone()),
                 username: new.username,
                 email: email.to_string(),
                 password_hash,
+                team_id,
                 created_at: Timestamp::now(),
             })
             .await
+    }
+
+    /// The team with this slug, created (named after the slug) when missing.
+    async fn team_for_slug(&self, slug: &str) -> Result<TeamRecord> {
+        validate_slug_name("team", slug)?;
+        self.store
+            .find_or_create_team(slug, slug, Timestamp::now())
+            .await
+    }
+
+    /// `admin add-to-team`: moves the account into the team (created when missing).
+    pub async fn add_to_team(&self, username: &str, team_slug: &str) -> Result<()> {
+        let user = self.user_named(username).await?;
+        let team = self.team_for_slug(team_slug).await?;
+        self.store
+            .set_user_team(user.id, Some(team.id), Timestamp::now())
+            .await?;
+        Ok(())
+    }
+
+    /// `admin remove-from-team`: the account leaves its team; it loses access at once.
+    pub async fn remove_from_team(&self, username: &str) -> Result<()> {
+        let user = self.user_named(username).await?;
+        if user.team_id.is_none() {
+            return Err(Error::invalid(format!("{username:?} is not in a team")));
+        }
+        self.store
+            .set_user_team(user.id, None, Timestamp::now())
+            .await?;
+        Ok(())
+    }
+
+    async fn user_named(&self, username: &str) -> Result<UserRecord> {
+        self.store
+            .find_user_by_username(username)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("no account named {username:?}")))
+    }
+
+    fn team_url(&self, team_slug: &str) -> String {
+        format!("{}/teams/{team_slug}", self.public_url)
+    }
+
+    // ---- team decks -------------------------------------------------------------------------
+
+    /// The caller's team, or 403 for an account without one.
+    async fn caller_team(&self, caller: &Caller) -> Result<TeamRecord> {
+        let forbidden = || Error::forbidden("this account is not in a team");
+        let team_id = caller.team_id.ok_or_else(forbidden)?;
+        self.store.get_team(team_id).await?.ok_or_else(forbidden)
+    }
+
+    /// `list_team_decks` (4.7): the team members' `team` and `all` decks, newest first.
+    pub async fn list_team_decks(
+        &self,
+        caller: &Caller,
+        paging: Paging,
+    ) -> Result<Page<TeamDeckSummary>> {
+        caller.require(Scope::Read)?;
+        let team = self.caller_team(caller).await?;
+        let base = self.team_url(&team.slug);
+        let (rows, total) = self.store.list_team_decks(team.id, paging).await?;
+        let items = rows
+            .into_iter()
+            .map(|d| TeamDeckSummary {
+                url: format!("{base}/{}/{}", d.owner_username, d.slug),
+                id: d.id,
+                title: d.title,
+                description: d.description,
+                thumbnail_url: String::new(),
+                visibility: d.visibility,
+                owner: OwnerView {
+                    id: d.owner_id,
+                    name: d.owner_name,
+                    username: d.owner_username,
+                },
+            })
+            .collect();
+        Ok(Page {
+            items,
+            meta: paging.meta(total),
+        })
+    }
+
+    /// `get_team_deck` (4.7). A `self` deck, another team's deck, a trashed one and a missing
+    /// one all answer 404.
+    pub async fn get_team_deck(
+        &self,
+        caller: &Caller,
+        deck_id: Option<i64>,
+        include_deck_html: bool,
+    ) -> Result<TeamDeckView> {
+        caller.require(Scope::Read)?;
+        let team = self.caller_team(caller).await?;
+        let id = deck_id.ok_or_else(Error::deck_not_found)?;
+        let deck = self
+            .store
+            .get_team_deck(team.id, id)
+            .await?
+            .ok_or_else(Error::deck_not_found)?;
+        let deck_html = if include_deck_html {
+            Some(render_deck_html(
+                &self.store.deck_slides_html(deck.id).await?,
+            ))
+        } else {
+            None
+        };
+        let owner = OwnerView {
+            id: deck.owner_id,
+            name: deck.owner_name.clone(),
+            username: deck.owner_username.clone(),
+        };
+        Ok(TeamDeckView {
+            deck: DeckView {
+                meta: self.deck_meta_at(&deck, &self.team_url(&team.slug)),
+                css: deck.css,
+                deck_html,
+            },
+            owner,
+        })
     }
 
     /// `admin create-api-key`: a new key for the account, shown only this once.
@@ -283,6 +420,7 @@ impl Lectern {
                 email: "admin@localhost".into(),
                 name: "Administrator".into(),
                 password_hash: Some(secret::hash_password(&password)?),
+                team_id: None,
                 created_at: Timestamp::now(),
             })
             .await;
@@ -734,7 +872,12 @@ impl Lectern {
     }
 
     fn deck_meta(&self, d: &DeckRecord) -> DeckMeta {
-        let url = self.deck_url(&d.owner_username, &d.slug);
+        self.deck_meta_at(d, &self.public_url)
+    }
+
+    /// The deck's metadata with its URLs under `base` (the public URL, or a team's URL).
+    fn deck_meta_at(&self, d: &DeckRecord, base: &str) -> DeckMeta {
+        let url = format!("{base}/{}/{}", d.owner_username, d.slug);
         DeckMeta {
             id: d.id,
             title: d.title.clone(),
@@ -798,6 +941,15 @@ fn new_slide_record(
 /// A fresh opaque, URL-safe slide id.
 pub fn new_slide_id() -> String {
     secret::random_alphanumeric(SLIDE_ID_LEN)
+}
+
+/// Checks a team slug or similar name: the same rules as a username.
+fn validate_slug_name(what: &str, name: &str) -> Result<()> {
+    validate_username(name).map_err(|_| {
+        Error::invalid(format!(
+            "{what} {name:?} must be 1-40 lowercase letters, digits, '-' or '_', starting with a letter or digit"
+        ))
+    })
 }
 
 /// Checks a username: 1–40 lowercase letters, digits, `-` or `_`, starting with a letter or

@@ -169,3 +169,31 @@ pub struct SlideCount {
     /// Requested ids that are not in the deck (empty when all were found).
     pub missing_slide_ids: Vec<String>,
 }
+
+/// A team deck's owner (2.6).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OwnerView {
+    pub id: i64,
+    pub name: String,
+    pub username: String,
+}
+
+/// A team deck summary (2.6): the deck summary plus visibility and owner.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TeamDeckSummary {
+    pub id: i64,
+    pub title: String,
+    pub description: String,
+    pub thumbnail_url: String,
+    pub url: String,
+    pub visibility: Visibility,
+    pub owner: OwnerView,
+}
+
+/// The team deck detail (2.6): the deck detail plus owner.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TeamDeckView {
+    #[serde(flatten)]
+    pub deck: DeckView,
+    pub owner: OwnerView,
+}

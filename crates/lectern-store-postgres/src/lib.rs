@@ -19,12 +19,14 @@ use lectern_core::store::{
     DeckListRecord, DeckRecord, Exchanged, GrantRecord, LoginRecord, NewApiKeyRecord,
     NewDeckRecord, NewOAuthClientRecord, NewSlideRecord, NewTokenRecord, NewUserRecord,
     OAuthClientRecord, Rotated, SessionInfo, SessionRecord, SlideEdit, SlideEditFn,
-    SlideHtmlRecord, SlideRecord, SlideSummaryRecord, Store, UserRecord,
+    SlideHtmlRecord, SlideRecord, SlideSummaryRecord, Store, TeamDeckListRecord, TeamRecord,
+    UserRecord,
 };
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 use lectern_store_sql::{
-    Columns, DECK_SELECT, USER_SELECT, deck_row, fault, is_unique_violation, unpack_slots, user_row,
+    Columns, DECK_SELECT, TEAM_DECK_SELECT, TEAM_SELECT, USER_SELECT, deck_row, fault,
+    is_unique_violation, team_deck_row, team_row, unpack_slots, user_row,
 };
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
 use sqlx::{Postgres, Row, Transaction};
@@ -232,13 +234,14 @@ impl Store for PgStore {
     async fn create_user(&self, user: NewUserRecord) -> Result<i64> {
         let at = user.created_at.unix_micros();
         let result = sqlx::query_scalar(
-            "INSERT INTO users (username, email, name, password_hash, created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+            "INSERT INTO users (username, email, name, password_hash, team_id, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
         )
         .bind(&user.username)
         .bind(&user.email)
         .bind(&user.name)
         .bind(&user.password_hash)
+        .bind(user.team_id)
         .bind(at)
         .bind(at)
         .fetch_one(&self.pool)
@@ -749,6 +752,121 @@ impl Store for PgStore {
                 .map_err(fault)?;
         }
         Ok(())
+    }
+
+    async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{TEAM_SELECT} WHERE id = $1"));
+        sqlx::query(sql)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(team_row)
+            .transpose()
+    }
+
+    async fn find_team_by_slug(&self, slug: &str) -> Result<Option<TeamRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{TEAM_SELECT} WHERE slug = $1"));
+        sqlx::query(sql)
+            .bind(slug)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(team_row)
+            .transpose()
+    }
+
+    async fn find_or_create_team(
+        &self,
+        slug: &str,
+        name: &str,
+        at: Timestamp,
+    ) -> Result<TeamRecord> {
+        let mut tx = self.begin_write().await?;
+        sqlx::query(
+            "INSERT INTO teams (name, slug, created_at) VALUES ($1, $2, $3)
+             ON CONFLICT (slug) DO NOTHING",
+        )
+        .bind(name)
+        .bind(slug)
+        .bind(at.unix_micros())
+        .execute(&mut *tx)
+        .await
+        .map_err(fault)?;
+        let sql = sqlx::AssertSqlSafe(format!("{TEAM_SELECT} WHERE slug = $1"));
+        let team = team_row(
+            &sqlx::query(sql)
+                .bind(slug)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(fault)?,
+        )?;
+        tx.commit().await.map_err(fault)?;
+        Ok(team)
+    }
+
+    async fn set_user_team(
+        &self,
+        user_id: i64,
+        team_id: Option<i64>,
+        at: Timestamp,
+    ) -> Result<bool> {
+        let done = sqlx::query("UPDATE users SET team_id = $1, updated_at = $2 WHERE id = $3")
+            .bind(team_id)
+            .bind(at.unix_micros())
+            .bind(user_id)
+            .execute(&self.pool)
+            .await
+            .map_err(fault)?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn list_team_decks(
+        &self,
+        team_id: i64,
+        paging: Paging,
+    ) -> Result<(Vec<TeamDeckListRecord>, i64)> {
+        let filter = "u.team_id = $1 AND d.visibility IN ('team', 'all') AND d.trashed_at IS NULL";
+        let sql = sqlx::AssertSqlSafe(format!(
+            "{TEAM_DECK_SELECT} WHERE {filter} ORDER BY d.created_at DESC, d.id DESC LIMIT $2 OFFSET $3"
+        ));
+        let rows = sqlx::query(sql)
+            .bind(team_id)
+            .bind(paging.limit())
+            .bind(paging.offset())
+            .fetch_all(&self.pool)
+            .await
+            .map_err(fault)?;
+        let count = sqlx::AssertSqlSafe(format!(
+            "SELECT COUNT(*) FROM decks d JOIN users u ON u.id = d.owner_id WHERE {filter}"
+        ));
+        let total = sqlx::query_scalar(count)
+            .bind(team_id)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(fault)?;
+        Ok((
+            rows.iter().map(team_deck_row).collect::<Result<_>>()?,
+            total,
+        ))
+    }
+
+    async fn get_team_deck(&self, team_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!(
+            "{DECK_SELECT} WHERE d.id = $1 AND u.team_id = $2
+               AND d.visibility IN ('team', 'all') AND d.trashed_at IS NULL"
+        ));
+        sqlx::query(sql)
+            .bind(deck_id)
+            .bind(team_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(deck_row)
+            .transpose()
     }
 
     async fn find_login(&self, username: &str) -> Result<Option<LoginRecord>> {

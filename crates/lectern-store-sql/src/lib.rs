@@ -5,7 +5,7 @@
 
 use lectern_core::deck::{ThemeColor, ThemeFont, Transition, Visibility};
 use lectern_core::layout::SlideSlot;
-use lectern_core::store::{DeckRecord, UserRecord};
+use lectern_core::store::{DeckRecord, TeamDeckListRecord, TeamRecord, UserRecord};
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 use sqlx::Row;
@@ -63,7 +63,7 @@ columns_for!(sqlx::postgres::PgRow);
 pub const DECK_SELECT: &str = "SELECT d.id, d.owner_id, u.username, d.title, d.description, d.slug,
     d.visibility, d.css, d.width, d.height, d.margin, d.transition, d.background_transition,
     d.rtl, d.loop_enabled, d.theme_font, d.theme_color, d.language, d.created_at, d.updated_at,
-    d.trashed_at, (SELECT COUNT(*) FROM slides s WHERE s.deck_id = d.id) AS slide_count
+    d.trashed_at, (SELECT COUNT(*) FROM slides s WHERE s.deck_id = d.id) AS slide_count, u.name
     FROM decks d JOIN users u ON u.id = d.owner_id";
 
 /// Columns of a user row; pairs with [`user_row`].
@@ -103,6 +103,7 @@ pub fn deck_row(row: &impl Columns) -> Result<DeckRecord> {
         updated_at: time(row.int(19)?),
         trashed_at: row.opt_int(20)?.map(time),
         slide_count: row.int(21)?,
+        owner_name: row.text(22)?,
     })
 }
 
@@ -119,6 +120,37 @@ pub fn user_row(row: &impl Columns) -> Result<UserRecord> {
         team_id: row.opt_int(7)?,
         created_at: time(row.int(8)?),
         updated_at: time(row.int(9)?),
+    })
+}
+
+/// Columns of a team row; pairs with [`team_row`].
+pub const TEAM_SELECT: &str = "SELECT id, name, slug, created_at FROM teams";
+
+/// Decodes a row selected with [`TEAM_SELECT`].
+pub fn team_row(row: &impl Columns) -> Result<TeamRecord> {
+    Ok(TeamRecord {
+        id: row.int(0)?,
+        name: row.text(1)?,
+        slug: row.text(2)?,
+        created_at: time(row.int(3)?),
+    })
+}
+
+/// Columns of a team deck list row; pairs with [`team_deck_row`]. Append the team filter.
+pub const TEAM_DECK_SELECT: &str = "SELECT d.id, d.title, d.description, d.slug, d.visibility,
+    u.id, u.name, u.username FROM decks d JOIN users u ON u.id = d.owner_id";
+
+/// Decodes a row selected with [`TEAM_DECK_SELECT`].
+pub fn team_deck_row(row: &impl Columns) -> Result<TeamDeckListRecord> {
+    Ok(TeamDeckListRecord {
+        id: row.int(0)?,
+        title: row.text(1)?,
+        description: row.text(2)?,
+        slug: row.text(3)?,
+        visibility: parse_stored("visibility", &row.text(4)?, Visibility::parse)?,
+        owner_id: row.int(5)?,
+        owner_name: row.text(6)?,
+        owner_username: row.text(7)?,
     })
 }
 

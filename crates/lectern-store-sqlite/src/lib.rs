@@ -17,12 +17,14 @@ use lectern_core::store::{
     DeckListRecord, DeckRecord, Exchanged, GrantRecord, LoginRecord, NewApiKeyRecord,
     NewDeckRecord, NewOAuthClientRecord, NewSlideRecord, NewTokenRecord, NewUserRecord,
     OAuthClientRecord, Rotated, SessionInfo, SessionRecord, SlideEdit, SlideEditFn,
-    SlideHtmlRecord, SlideRecord, SlideSummaryRecord, Store, UserRecord,
+    SlideHtmlRecord, SlideRecord, SlideSummaryRecord, Store, TeamDeckListRecord, TeamRecord,
+    UserRecord,
 };
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 use lectern_store_sql::{
-    Columns, DECK_SELECT, USER_SELECT, deck_row, fault, is_unique_violation, unpack_slots, user_row,
+    Columns, DECK_SELECT, TEAM_DECK_SELECT, TEAM_SELECT, USER_SELECT, deck_row, fault,
+    is_unique_violation, team_deck_row, team_row, unpack_slots, user_row,
 };
 use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteRow,
@@ -289,13 +291,14 @@ impl Store for SqliteStore {
     async fn create_user(&self, user: NewUserRecord) -> Result<i64> {
         let at = user.created_at.unix_micros();
         let result = sqlx::query_scalar(
-            "INSERT INTO users (username, email, name, password_hash, created_at, updated_at)
-             VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+            "INSERT INTO users (username, email, name, password_hash, team_id, created_at, updated_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
         )
         .bind(&user.username)
         .bind(&user.email)
         .bind(&user.name)
         .bind(&user.password_hash)
+        .bind(user.team_id)
         .bind(at)
         .bind(at)
         .fetch_one(&self.write)
@@ -784,6 +787,121 @@ impl Store for SqliteStore {
     async fn finish_import(&self) -> Result<()> {
         // AUTOINCREMENT tables follow explicit ids by themselves (sqlite_sequence).
         Ok(())
+    }
+
+    async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{TEAM_SELECT} WHERE id = ?"));
+        sqlx::query(sql)
+            .bind(id)
+            .fetch_optional(&self.read)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(team_row)
+            .transpose()
+    }
+
+    async fn find_team_by_slug(&self, slug: &str) -> Result<Option<TeamRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{TEAM_SELECT} WHERE slug = ?"));
+        sqlx::query(sql)
+            .bind(slug)
+            .fetch_optional(&self.read)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(team_row)
+            .transpose()
+    }
+
+    async fn find_or_create_team(
+        &self,
+        slug: &str,
+        name: &str,
+        at: Timestamp,
+    ) -> Result<TeamRecord> {
+        let mut tx = self.begin_write().await?;
+        sqlx::query(
+            "INSERT INTO teams (name, slug, created_at) VALUES (?, ?, ?)
+             ON CONFLICT (slug) DO NOTHING",
+        )
+        .bind(name)
+        .bind(slug)
+        .bind(at.unix_micros())
+        .execute(&mut *tx)
+        .await
+        .map_err(fault)?;
+        let sql = sqlx::AssertSqlSafe(format!("{TEAM_SELECT} WHERE slug = ?"));
+        let team = team_row(
+            &sqlx::query(sql)
+                .bind(slug)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(fault)?,
+        )?;
+        tx.commit().await.map_err(fault)?;
+        Ok(team)
+    }
+
+    async fn set_user_team(
+        &self,
+        user_id: i64,
+        team_id: Option<i64>,
+        at: Timestamp,
+    ) -> Result<bool> {
+        let done = sqlx::query("UPDATE users SET team_id = ?, updated_at = ? WHERE id = ?")
+            .bind(team_id)
+            .bind(at.unix_micros())
+            .bind(user_id)
+            .execute(&self.write)
+            .await
+            .map_err(fault)?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn list_team_decks(
+        &self,
+        team_id: i64,
+        paging: Paging,
+    ) -> Result<(Vec<TeamDeckListRecord>, i64)> {
+        let filter = "u.team_id = ? AND d.visibility IN ('team', 'all') AND d.trashed_at IS NULL";
+        let sql = sqlx::AssertSqlSafe(format!(
+            "{TEAM_DECK_SELECT} WHERE {filter} ORDER BY d.created_at DESC, d.id DESC LIMIT ? OFFSET ?"
+        ));
+        let rows = sqlx::query(sql)
+            .bind(team_id)
+            .bind(paging.limit())
+            .bind(paging.offset())
+            .fetch_all(&self.read)
+            .await
+            .map_err(fault)?;
+        let count = sqlx::AssertSqlSafe(format!(
+            "SELECT COUNT(*) FROM decks d JOIN users u ON u.id = d.owner_id WHERE {filter}"
+        ));
+        let total = sqlx::query_scalar(count)
+            .bind(team_id)
+            .fetch_one(&self.read)
+            .await
+            .map_err(fault)?;
+        Ok((
+            rows.iter().map(team_deck_row).collect::<Result<_>>()?,
+            total,
+        ))
+    }
+
+    async fn get_team_deck(&self, team_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!(
+            "{DECK_SELECT} WHERE d.id = ? AND u.team_id = ?
+               AND d.visibility IN ('team', 'all') AND d.trashed_at IS NULL"
+        ));
+        sqlx::query(sql)
+            .bind(deck_id)
+            .bind(team_id)
+            .fetch_optional(&self.read)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(deck_row)
+            .transpose()
     }
 
     async fn find_login(&self, username: &str) -> Result<Option<LoginRecord>> {

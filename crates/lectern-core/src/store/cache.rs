@@ -156,6 +156,47 @@ impl Store for CachedStore {
         self.inner.create_oauth_client(client).await
     }
 
+    async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>> {
+        self.inner.get_team(id).await
+    }
+
+    async fn find_team_by_slug(&self, slug: &str) -> Result<Option<TeamRecord>> {
+        self.inner.find_team_by_slug(slug).await
+    }
+
+    async fn find_or_create_team(
+        &self,
+        slug: &str,
+        name: &str,
+        at: Timestamp,
+    ) -> Result<TeamRecord> {
+        self.inner.find_or_create_team(slug, name, at).await
+    }
+
+    async fn set_user_team(
+        &self,
+        user_id: i64,
+        team_id: Option<i64>,
+        at: Timestamp,
+    ) -> Result<bool> {
+        let result = self.inner.set_user_team(user_id, team_id, at).await;
+        // Cached keys carry the account's team: leaving a team takes effect at once.
+        self.keys.clear();
+        result
+    }
+
+    async fn list_team_decks(
+        &self,
+        team_id: i64,
+        paging: Paging,
+    ) -> Result<(Vec<TeamDeckListRecord>, i64)> {
+        self.inner.list_team_decks(team_id, paging).await
+    }
+
+    async fn get_team_deck(&self, team_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
+        self.inner.get_team_deck(team_id, deck_id).await
+    }
+
     async fn find_login(&self, username: &str) -> Result<Option<LoginRecord>> {
         self.inner.find_login(username).await
     }

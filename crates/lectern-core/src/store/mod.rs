@@ -35,6 +35,8 @@ pub struct NewUserRecord {
     pub name: String,
     /// argon2 PHC string, or `None` for an account that cannot sign in on the web.
     pub password_hash: Option<String>,
+    /// The team the account joins, if any.
+    pub team_id: Option<i64>,
     pub created_at: Timestamp,
 }
 
@@ -218,6 +220,30 @@ pub struct DeckRecord {
     pub updated_at: Timestamp,
     pub trashed_at: Option<Timestamp>,
     pub slide_count: i64,
+    /// The owner's display name (team decks show it).
+    pub owner_name: String,
+}
+
+/// A team as stored.
+#[derive(Debug, Clone)]
+pub struct TeamRecord {
+    pub id: i64,
+    pub name: String,
+    pub slug: String,
+    pub created_at: Timestamp,
+}
+
+/// A deck as a team list shows it.
+#[derive(Debug, Clone)]
+pub struct TeamDeckListRecord {
+    pub id: i64,
+    pub title: String,
+    pub description: String,
+    pub slug: String,
+    pub visibility: Visibility,
+    pub owner_id: i64,
+    pub owner_name: String,
+    pub owner_username: String,
 }
 
 /// The few columns a deck list shows.
@@ -355,6 +381,35 @@ pub trait Store: Send + Sync {
     async fn touch_api_key(&self, key_id: i64, at: Timestamp) -> Result<()>;
     /// Stores an OAuth client.
     async fn create_oauth_client(&self, client: NewOAuthClientRecord) -> Result<()>;
+
+    /// The team with this id.
+    async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>>;
+    /// The team with this slug.
+    async fn find_team_by_slug(&self, slug: &str) -> Result<Option<TeamRecord>>;
+    /// The team with this slug, created (named `name`) when missing.
+    async fn find_or_create_team(
+        &self,
+        slug: &str,
+        name: &str,
+        at: Timestamp,
+    ) -> Result<TeamRecord>;
+    /// Puts an account into a team, or out of any (`None`); `false` when there is no such
+    /// account.
+    async fn set_user_team(
+        &self,
+        user_id: i64,
+        team_id: Option<i64>,
+        at: Timestamp,
+    ) -> Result<bool>;
+    /// One page of the team members' decks with visibility `team` or `all`, outside the
+    /// trash, newest first, and their total.
+    async fn list_team_decks(
+        &self,
+        team_id: i64,
+        paging: Paging,
+    ) -> Result<(Vec<TeamDeckListRecord>, i64)>;
+    /// A team member's deck with visibility `team` or `all`, outside the trash.
+    async fn get_team_deck(&self, team_id: i64, deck_id: i64) -> Result<Option<DeckRecord>>;
 
     /// Sign-in data of the account with this username.
     async fn find_login(&self, username: &str) -> Result<Option<LoginRecord>>;

@@ -1,0 +1,42 @@
+//! The team operations (interface 4.7).
+
+use axum::Json;
+use axum::extract::State;
+use lectern_core::params::{Paging, parse_bool};
+use lectern_core::views::{TeamDeckSummary, TeamDeckView};
+
+use crate::api::{Envelope, data, page};
+use crate::app::AppState;
+use crate::http::error::{ApiError, ErrorBody};
+use crate::http::extract::{Auth, IdPath, QueryParams};
+
+/// `list_team_decks`: the team's `team` and `all` decks, newest first.
+#[utoipa::path(get, path = "/v1/team/decks", operation_id = "list_team_decks", tag = "team",
+    params(("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    responses((status = 200, body = Envelope<Vec<TeamDeckSummary>>), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn list_team_decks(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    query: QueryParams,
+) -> Result<Json<Envelope<Vec<TeamDeckSummary>>>, ApiError> {
+    let paging = Paging::parse(query.get("page"), query.get("per_page"), Paging::DECKS)?;
+    Ok(page(state.core.list_team_decks(&caller, paging).await?))
+}
+
+/// `get_team_deck`: one team deck, with `deck_html` when `include_deck_html=true`.
+#[utoipa::path(get, path = "/v1/team/decks/{id}", operation_id = "get_team_deck", tag = "team",
+    params(("id" = String, Path), ("include_deck_html" = Option<bool>, Query)),
+    responses((status = 200, body = Envelope<TeamDeckView>), (status = 401, body = ErrorBody),
+        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn get_team_deck(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    IdPath(id): IdPath,
+    query: QueryParams,
+) -> Result<Json<Envelope<TeamDeckView>>, ApiError> {
+    let include = parse_bool("include_deck_html", query.get("include_deck_html"))?;
+    Ok(data(state.core.get_team_deck(&caller, id, include).await?))
+}
