@@ -5,7 +5,7 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderName, StatusCode};
-use axum::routing::{get, patch, post};
+use axum::routing::{delete, get, patch, post};
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
@@ -45,6 +45,14 @@ pub fn build(state: AppState) -> Router {
         .route(
             "/v1/decks/{id}/slides/{slide_id}",
             get(api::slides::get_slide).patch(api::slides::update_slide),
+        )
+        .route(
+            "/v1/decks/{id}/share",
+            get(api::shares::list_deck_shares).post(api::shares::create_deck_share),
+        )
+        .route(
+            "/v1/decks/{id}/share/{share_id}",
+            delete(api::shares::revoke_deck_share),
         )
         .route("/v1/team/decks", get(api::team::list_team_decks))
         .route("/v1/team/decks/{id}", get(api::team::get_team_deck))

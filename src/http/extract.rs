@@ -147,3 +147,16 @@ impl<S: Send + Sync> FromRequestParts<S> for SlideIdPath {
         Ok(SlideIdPath(params.remove("slide_id").unwrap_or_default()))
     }
 }
+
+/// The `{share_id}` path segment as an integer id, like [`IdPath`].
+pub struct ShareIdPath(pub Option<i64>);
+
+impl<S: Send + Sync> FromRequestParts<S> for ShareIdPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let params = path_params(parts, state).await?;
+        let raw = params.get("share_id").map_or("", String::as_str);
+        Ok(ShareIdPath(lectern_core::params::parse_id("id", raw)?))
+    }
+}

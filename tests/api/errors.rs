@@ -21,6 +21,9 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("GET", "/v1/decks/1/slides/abc"),
     ("PATCH", "/v1/decks/1/slides/abc"),
     ("PATCH", "/v1/decks/1/slides/move"),
+    ("GET", "/v1/decks/1/share"),
+    ("POST", "/v1/decks/1/share"),
+    ("DELETE", "/v1/decks/1/share/1"),
     ("GET", "/v1/team/decks"),
     ("GET", "/v1/team/decks/1"),
 ];

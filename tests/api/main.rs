@@ -10,6 +10,7 @@ mod import;
 mod migrate;
 mod multi_server;
 mod oauth;
+mod shares;
 mod slides;
 mod teams;
 mod users;

@@ -20,4 +20,5 @@ pub mod import;
 pub mod layout;
 pub mod oauth;
 pub mod rank;
+pub mod share;
 pub mod slide;

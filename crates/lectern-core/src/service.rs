@@ -849,7 +849,11 @@ impl Lectern {
     }
 
     /// The caller's deck outside the trash, or 404.
-    async fn active_deck(&self, caller: &Caller, deck_id: Option<i64>) -> Result<DeckRecord> {
+    pub(crate) async fn active_deck(
+        &self,
+        caller: &Caller,
+        deck_id: Option<i64>,
+    ) -> Result<DeckRecord> {
         let id = deck_id.ok_or_else(Error::deck_not_found)?;
         match self.store.get_deck(caller.user_id, id).await? {
             Some(d) if d.trashed_at.is_none() => Ok(d),

@@ -17,16 +17,16 @@ use lectern_core::store::dump::{Cell, Kind, Row as DumpRow, TABLES, TableSpec};
 use lectern_core::store::{
     AccessTokenRecord, ApiKeyInfo, ApiKeyRecord, CodeCheckFn, CodeRecord, DeckListKind,
     DeckListRecord, DeckRecord, Exchanged, GrantRecord, LoginRecord, NewApiKeyRecord,
-    NewDeckRecord, NewOAuthClientRecord, NewSlideRecord, NewTokenRecord, NewUserRecord,
-    OAuthClientRecord, Rotated, SessionInfo, SessionRecord, SlideEdit, SlideEditFn,
-    SlideHtmlRecord, SlideRecord, SlideSummaryRecord, Store, TeamDeckListRecord, TeamRecord,
-    UserRecord,
+    NewDeckRecord, NewOAuthClientRecord, NewShareRecord, NewSlideRecord, NewTokenRecord,
+    NewUserRecord, OAuthClientRecord, Rotated, SessionInfo, SessionRecord, ShareRecord, SlideEdit,
+    SlideEditFn, SlideHtmlRecord, SlideRecord, SlideSummaryRecord, Store, TeamDeckListRecord,
+    TeamRecord, UserRecord,
 };
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 use lectern_store_sql::{
-    Columns, DECK_SELECT, TEAM_DECK_SELECT, TEAM_SELECT, USER_SELECT, deck_row, fault,
-    is_unique_violation, team_deck_row, team_row, unpack_slots, user_row,
+    Columns, DECK_SELECT, SHARE_SELECT, TEAM_DECK_SELECT, TEAM_SELECT, USER_SELECT, deck_row,
+    fault, is_unique_violation, share_row, team_deck_row, team_row, unpack_slots, user_row,
 };
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
 use sqlx::{Postgres, Row, Transaction};
@@ -752,6 +752,89 @@ impl Store for PgStore {
                 .map_err(fault)?;
         }
         Ok(())
+    }
+
+    async fn create_share(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        share: NewShareRecord,
+        max: i64,
+    ) -> Result<Option<ShareRecord>> {
+        let mut tx = self.begin_write().await?;
+        let active: Option<i64> = sqlx::query_scalar(
+            "SELECT id FROM decks WHERE id = $1 AND owner_id = $2 AND trashed_at IS NULL FOR UPDATE",
+        )
+        .bind(deck_id)
+        .bind(owner_id)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(fault)?;
+        if active.is_none() {
+            return Ok(None);
+        }
+        let live: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM share_links WHERE deck_id = $1 AND revoked_at IS NULL",
+        )
+        .bind(deck_id)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(fault)?;
+        if live >= max {
+            return Err(Error::invalid(format!(
+                "a deck has at most {max} share links; revoke one first"
+            )));
+        }
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO share_links (deck_id, name, token, token_hash, password_hash, expires_at,
+                notify_on_view, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+        )
+        .bind(deck_id)
+        .bind(&share.name)
+        .bind(&share.token)
+        .bind(&share.token_hash)
+        .bind(&share.password_hash)
+        .bind(share.expires_at.map(Timestamp::unix_micros))
+        .bind(share.notify_on_view)
+        .bind(share.created_at.unix_micros())
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(fault)?;
+        let sql = sqlx::AssertSqlSafe(format!("{SHARE_SELECT} WHERE id = $1"));
+        let row = sqlx::query(sql)
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(fault)?;
+        tx.commit().await.map_err(fault)?;
+        share_row(&row).map(Some)
+    }
+
+    async fn list_shares(&self, deck_id: i64) -> Result<Vec<ShareRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!(
+            "{SHARE_SELECT} WHERE deck_id = $1 AND revoked_at IS NULL
+             ORDER BY created_at DESC, id DESC"
+        ));
+        let rows = sqlx::query(sql)
+            .bind(deck_id)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(fault)?;
+        rows.iter().map(share_row).collect()
+    }
+
+    async fn revoke_share(&self, deck_id: i64, share_id: i64, at: Timestamp) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE share_links SET revoked_at = $1
+             WHERE id = $2 AND deck_id = $3 AND revoked_at IS NULL",
+        )
+        .bind(at.unix_micros())
+        .bind(share_id)
+        .bind(deck_id)
+        .execute(&self.pool)
+        .await
+        .map_err(fault)?;
+        Ok(done.rows_affected() > 0)
     }
 
     async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>> {

@@ -5,7 +5,7 @@
 
 use lectern_core::deck::{ThemeColor, ThemeFont, Transition, Visibility};
 use lectern_core::layout::SlideSlot;
-use lectern_core::store::{DeckRecord, TeamDeckListRecord, TeamRecord, UserRecord};
+use lectern_core::store::{DeckRecord, ShareRecord, TeamDeckListRecord, TeamRecord, UserRecord};
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 use sqlx::Row;
@@ -151,6 +151,26 @@ pub fn team_deck_row(row: &impl Columns) -> Result<TeamDeckListRecord> {
         owner_id: row.int(5)?,
         owner_name: row.text(6)?,
         owner_username: row.text(7)?,
+    })
+}
+
+/// Columns of a share link row; pairs with [`share_row`].
+pub const SHARE_SELECT: &str = "SELECT id, deck_id, name, token, password_hash IS NOT NULL,
+    expires_at, notify_on_view, view_count, first_viewed_at, created_at FROM share_links";
+
+/// Decodes a row selected with [`SHARE_SELECT`].
+pub fn share_row(row: &impl Columns) -> Result<ShareRecord> {
+    Ok(ShareRecord {
+        id: row.int(0)?,
+        deck_id: row.int(1)?,
+        name: row.text(2)?,
+        token: row.text(3)?,
+        password_protected: row.boolean(4)?,
+        expires_at: row.opt_int(5)?.map(time),
+        notify_on_view: row.boolean(6)?,
+        view_count: row.int(7)?,
+        first_viewed_at: row.opt_int(8)?.map(time),
+        created_at: time(row.int(9)?),
     })
 }
 

@@ -156,6 +156,24 @@ impl Store for CachedStore {
         self.inner.create_oauth_client(client).await
     }
 
+    async fn create_share(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        share: NewShareRecord,
+        max: i64,
+    ) -> Result<Option<ShareRecord>> {
+        self.inner.create_share(owner_id, deck_id, share, max).await
+    }
+
+    async fn list_shares(&self, deck_id: i64) -> Result<Vec<ShareRecord>> {
+        self.inner.list_shares(deck_id).await
+    }
+
+    async fn revoke_share(&self, deck_id: i64, share_id: i64, at: Timestamp) -> Result<bool> {
+        self.inner.revoke_share(deck_id, share_id, at).await
+    }
+
     async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>> {
         self.inner.get_team(id).await
     }

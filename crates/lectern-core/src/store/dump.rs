@@ -195,6 +195,24 @@ pub const TABLES: &[TableSpec] = &[
         ],
         serial_id: true,
     },
+    TableSpec {
+        name: "share_links",
+        columns: &[
+            ("id", Int),
+            ("deck_id", Int),
+            ("name", Text),
+            ("token", Text),
+            ("token_hash", Text),
+            ("password_hash", Text),
+            ("expires_at", Int),
+            ("notify_on_view", Bool),
+            ("view_count", Int),
+            ("first_viewed_at", Int),
+            ("created_at", Int),
+            ("revoked_at", Int),
+        ],
+        serial_id: true,
+    },
 ];
 
 /// Rows of one table and their checksum.

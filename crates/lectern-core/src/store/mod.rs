@@ -73,6 +73,34 @@ pub struct NewOAuthClientRecord {
     pub created_at: Timestamp,
 }
 
+/// A share link as stored.
+#[derive(Debug, Clone)]
+pub struct ShareRecord {
+    pub id: i64,
+    pub deck_id: i64,
+    pub name: String,
+    /// The token in the link's URL (shown to the deck's owner).
+    pub token: String,
+    pub password_protected: bool,
+    pub expires_at: Option<Timestamp>,
+    pub notify_on_view: bool,
+    pub view_count: i64,
+    pub first_viewed_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+}
+
+/// A new share link to store.
+#[derive(Debug, Clone)]
+pub struct NewShareRecord {
+    pub name: String,
+    pub token: String,
+    pub token_hash: String,
+    pub password_hash: Option<String>,
+    pub expires_at: Option<Timestamp>,
+    pub notify_on_view: bool,
+    pub created_at: Timestamp,
+}
+
 /// What signing in needs to know about an account.
 #[derive(Debug, Clone)]
 pub struct LoginRecord {
@@ -381,6 +409,20 @@ pub trait Store: Send + Sync {
     async fn touch_api_key(&self, key_id: i64, at: Timestamp) -> Result<()>;
     /// Stores an OAuth client.
     async fn create_oauth_client(&self, client: NewOAuthClientRecord) -> Result<()>;
+
+    /// Stores a share link of the owner's active deck unless it already has `max` live
+    /// links (422). `None` when there is no such deck.
+    async fn create_share(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        share: NewShareRecord,
+        max: i64,
+    ) -> Result<Option<ShareRecord>>;
+    /// The deck's live share links, newest first.
+    async fn list_shares(&self, deck_id: i64) -> Result<Vec<ShareRecord>>;
+    /// Revokes a live share link of the deck; `false` when there is none with this id.
+    async fn revoke_share(&self, deck_id: i64, share_id: i64, at: Timestamp) -> Result<bool>;
 
     /// The team with this id.
     async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>>;

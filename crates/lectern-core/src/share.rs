@@ -1,0 +1,240 @@
+//! Private share links (interface 2.10, 4.5): the input rules and the three operations.
+//! A link's URL carries an unguessable token; its password is stored only as an argon2 hash.
+
+use serde::Serialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use crate::auth::{Caller, Scope};
+use crate::deck::{Fields, Visibility};
+use crate::secret::{self, Secret};
+use crate::service::Lectern;
+use crate::store::{NewShareRecord, ShareRecord};
+use crate::time::Timestamp;
+use crate::{Error, Result};
+
+/// Longest name and password, in characters (interface section 8).
+pub const MAX_SHARE_TEXT: usize = 255;
+/// Most live share links one deck may have (interface section 8).
+pub const MAX_SHARES_PER_DECK: i64 = 100;
+/// Length of a link's token (62^32 ≈ 2^190 possibilities).
+const TOKEN_LEN: usize = 32;
+
+/// A validated `create_deck_share` body.
+#[derive(Debug)]
+pub struct NewShare {
+    pub name: String,
+    pub password: Option<Secret>,
+    pub expires_at: Option<Timestamp>,
+    pub notify_on_view: bool,
+}
+
+fn text(fields: &mut Fields, key: &str) -> Result<Option<String>> {
+    match fields.take(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) if s.chars().count() <= MAX_SHARE_TEXT => Ok(Some(s)),
+        Some(Value::String(_)) => Err(Error::invalid(format!(
+            "{key} must be at most {MAX_SHARE_TEXT} characters"
+        ))),
+        Some(_) => Err(Error::invalid(format!("{key} must be a string"))),
+    }
+}
+
+impl NewShare {
+    /// Parses an optional `create_deck_share` body.
+    pub fn from_json(body: Option<Value>) -> Result<Self> {
+        let mut fields = Fields::new(body, "request body")?;
+        fields.reject_unknown(|k| {
+            matches!(k, "name" | "password" | "expires_at" | "notify_on_view")
+        })?;
+        let name = text(&mut fields, "name")?.unwrap_or_default();
+        let password = match text(&mut fields, "password")? {
+            Some(p) if p.is_empty() => {
+                return Err(Error::invalid(
+                    "password must not be empty (omit it for none)",
+                ));
+            }
+            p => p.map(Secret::new),
+        };
+        let expires_at = match fields.take("expires_at") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(Timestamp::parse_rfc3339(&s).ok_or_else(|| {
+                Error::invalid(format!(
+                    "expires_at must be an ISO 8601 date-time such as 2027-01-31T12:00:00Z, got {s:?}"
+                ))
+            })?),
+            Some(_) => return Err(Error::invalid("expires_at must be a date-time string or null")),
+        };
+        let notify_on_view = match fields.take("notify_on_view") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => b,
+            Some(_) => return Err(Error::invalid("notify_on_view must be true or false")),
+        };
+        Ok(NewShare {
+            name,
+            password,
+            expires_at,
+            notify_on_view,
+        })
+    }
+}
+
+/// The share link's viewer URLs.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ShareUrls {
+    pub default: String,
+    pub fullscreen: String,
+}
+
+/// A private share link (2.10).
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ShareView {
+    pub id: i64,
+    pub deck_id: i64,
+    pub name: String,
+    pub url: String,
+    pub urls: ShareUrls,
+    pub password_protected: bool,
+    pub expires_at: Option<Timestamp>,
+    pub expired: bool,
+    pub notify_on_view: bool,
+    pub view_count: i64,
+    pub first_viewed_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+}
+
+impl Lectern {
+    fn share_view(&self, s: ShareRecord, now: Timestamp) -> ShareView {
+        let base = format!("{}/s/{}", self.public_url(), s.id);
+        let url = format!("{base}?token={}", s.token);
+        ShareView {
+            urls: ShareUrls {
+                default: url.clone(),
+                fullscreen: format!("{base}/fullscreen?token={}", s.token),
+            },
+            url,
+            id: s.id,
+            deck_id: s.deck_id,
+            name: s.name,
+            password_protected: s.password_protected,
+            expired: s.expires_at.is_some_and(|t| t <= now),
+            expires_at: s.expires_at,
+            notify_on_view: s.notify_on_view,
+            view_count: s.view_count,
+            first_viewed_at: s.first_viewed_at,
+            created_at: s.created_at,
+        }
+    }
+
+    /// `list_deck_shares` (4.5): the deck's live links, newest first.
+    pub async fn list_deck_shares(
+        &self,
+        caller: &Caller,
+        deck_id: Option<i64>,
+    ) -> Result<Vec<ShareView>> {
+        caller.require(Scope::Read)?;
+        let deck = self.active_deck(caller, deck_id).await?;
+        let now = Timestamp::now();
+        Ok(self
+            .store()
+            .list_shares(deck.id)
+            .await?
+            .into_iter()
+            .map(|s| self.share_view(s, now))
+            .collect())
+    }
+
+    /// `create_deck_share` (4.5): only for decks with visibility `self` or `team`.
+    pub async fn create_deck_share(
+        &self,
+        caller: &Caller,
+        deck_id: Option<i64>,
+        new: NewShare,
+    ) -> Result<ShareView> {
+        caller.require(Scope::Manage)?;
+        let deck = self.active_deck(caller, deck_id).await?;
+        if deck.visibility == Visibility::All {
+            return Err(Error::invalid(
+                "share links are for private or team decks; this deck is already public (visibility 'all')",
+            ));
+        }
+        let token = secret::random_alphanumeric(TOKEN_LEN);
+        let password_hash = match &new.password {
+            Some(p) => Some(secret::hash_password(p)?),
+            None => None,
+        };
+        let now = Timestamp::now();
+        let record = self
+            .store()
+            .create_share(
+                caller.user_id,
+                deck.id,
+                NewShareRecord {
+                    name: new.name,
+                    token_hash: secret::sha256_hex(&token),
+                    token,
+                    password_hash,
+                    expires_at: new.expires_at,
+                    notify_on_view: new.notify_on_view,
+                    created_at: now,
+                },
+                MAX_SHARES_PER_DECK,
+            )
+            .await?
+            .ok_or_else(Error::deck_not_found)?;
+        Ok(self.share_view(record, now))
+    }
+
+    /// `revoke_deck_share` (4.5).
+    pub async fn revoke_deck_share(
+        &self,
+        caller: &Caller,
+        deck_id: Option<i64>,
+        share_id: Option<i64>,
+    ) -> Result<()> {
+        caller.require(Scope::Manage)?;
+        let deck = self.active_deck(caller, deck_id).await?;
+        let not_found = || Error::not_found("share link not found");
+        let share_id = share_id.ok_or_else(not_found)?;
+        if self
+            .store()
+            .revoke_share(deck.id, share_id, Timestamp::now())
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(not_found())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn share_bodies_are_checked() {
+        let ok = NewShare::from_json(Some(json!({
+            "name": "Board", "password": "pw", "expires_at": "2030-01-01T00:00:00+02:00", "notify_on_view": true
+        })))
+        .unwrap();
+        assert_eq!(ok.name, "Board");
+        assert!(ok.notify_on_view);
+        assert!(ok.expires_at.is_some());
+        assert!(NewShare::from_json(None).unwrap().password.is_none());
+        for bad in [
+            json!({"name": "x".repeat(256)}),
+            json!({"password": "x".repeat(256)}),
+            json!({"password": ""}),
+            json!({"expires_at": "tomorrow"}),
+            json!({"expires_at": 5}),
+            json!({"notify_on_view": "yes"}),
+            json!({"name": 3}),
+            json!({"other": 1}),
+        ] {
+            assert!(NewShare::from_json(Some(bad.clone())).is_err(), "{bad}");
+        }
+        assert!(NewShare::from_json(Some(json!({"name": "é".repeat(255)}))).is_ok());
+    }
+}
