@@ -79,6 +79,13 @@ async fn a_round_trip_through_postgres_keeps_every_row() {
         .await
         .unwrap();
     core.trash_deck(&caller, Some(plain.meta.id)).await.unwrap();
+    let share = lectern_core::share::NewShare::from_json(Some(json!({
+        "name": "board", "password": "pw", "expires_at": "2030-01-01T00:00:00Z", "notify_on_view": true
+    })))
+    .unwrap();
+    core.create_deck_share(&caller, Some(grouped), share)
+        .await
+        .unwrap();
     // A web session, and an OAuth code exchanged for a grant with tokens.
     core.sign_in("alice", &Secret::new("a long password"))
         .await
