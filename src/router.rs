@@ -69,6 +69,16 @@ pub fn build(state: AppState) -> Router {
         .route("/.well-known/oauth-authorization-server", get(oauth::server_metadata))
         .route("/.well-known/oauth-protected-resource", get(oauth::resource_metadata))
         .route("/.well-known/oauth-protected-resource/v1", get(oauth::resource_metadata))
+        // Deck pages and the files they load.
+        .route("/assets/reveal/{*path}", get(web::viewer::reveal_asset))
+        .route("/assets/web/{*path}", get(web::viewer::web_asset))
+        .route("/{username}/{slug}", get(web::viewer::deck_page))
+        .route("/{username}/{slug}/{mode}", get(web::viewer::deck_page_mode))
+        .route("/teams/{team}/{username}/{slug}", get(web::viewer::team_deck_page))
+        .route(
+            "/teams/{team}/{username}/{slug}/{mode}",
+            get(web::viewer::team_deck_page_mode),
+        )
         // Operations.
         .route("/healthz", get(web::health::healthz))
         .fallback(http::not_found)

@@ -14,3 +14,4 @@ mod shares;
 mod slides;
 mod teams;
 mod users;
+mod viewer;

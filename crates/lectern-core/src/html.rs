@@ -222,6 +222,115 @@ fn collapse_whitespace(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// The allowlist for rendering slides to visitors: what authors use (inline styles, classes,
+/// `data-*`, images, SVG shapes, tables, code, fragments, absolutely positioned blocks), and
+/// nothing that runs script: no `script`, no event handlers, no `javascript:` URLs.
+fn sanitizer() -> &'static ammonia::Builder<'static> {
+    static BUILDER: std::sync::OnceLock<ammonia::Builder<'static>> = std::sync::OnceLock::new();
+    BUILDER.get_or_init(|| {
+        let mut b = ammonia::Builder::default();
+        b.add_tags([
+            "section",
+            "aside",
+            "figure",
+            "figcaption",
+            "video",
+            "audio",
+            "source",
+            "svg",
+            "g",
+            "path",
+            "circle",
+            "ellipse",
+            "rect",
+            "line",
+            "polyline",
+            "polygon",
+            "text",
+            "tspan",
+            "defs",
+            "lineargradient",
+            "radialgradient",
+            "stop",
+            "mark",
+            "kbd",
+            "s",
+            "u",
+        ])
+        .add_generic_attributes(["class", "id", "style", "title", "lang", "dir", "hidden"])
+        .add_generic_attribute_prefixes(["data-"])
+        .add_tag_attributes("img", ["width", "height", "loading"])
+        .add_tag_attributes(
+            "video",
+            [
+                "src",
+                "controls",
+                "autoplay",
+                "loop",
+                "muted",
+                "poster",
+                "width",
+                "height",
+                "playsinline",
+            ],
+        )
+        .add_tag_attributes("audio", ["src", "controls", "autoplay", "loop", "muted"])
+        .add_tag_attributes("source", ["src", "type"])
+        .add_tag_attributes("td", ["colspan", "rowspan"])
+        .add_tag_attributes("th", ["colspan", "rowspan"])
+        .add_tag_attributes(
+            "svg",
+            [
+                "viewbox",
+                "width",
+                "height",
+                "xmlns",
+                "fill",
+                "stroke",
+                "preserveaspectratio",
+            ],
+        )
+        .add_tag_attributes("path", ["d", "fill", "stroke", "stroke-width", "transform"])
+        .add_tag_attributes(
+            "circle",
+            ["cx", "cy", "r", "fill", "stroke", "stroke-width"],
+        )
+        .add_tag_attributes(
+            "ellipse",
+            ["cx", "cy", "rx", "ry", "fill", "stroke", "stroke-width"],
+        )
+        .add_tag_attributes(
+            "rect",
+            [
+                "x",
+                "y",
+                "width",
+                "height",
+                "rx",
+                "ry",
+                "fill",
+                "stroke",
+                "stroke-width",
+            ],
+        )
+        .add_tag_attributes("line", ["x1", "y1", "x2", "y2", "stroke", "stroke-width"])
+        .add_tag_attributes("polyline", ["points", "fill", "stroke", "stroke-width"])
+        .add_tag_attributes("polygon", ["points", "fill", "stroke", "stroke-width"])
+        .add_tag_attributes("g", ["transform", "fill", "stroke"])
+        .add_tag_attributes("text", ["x", "y", "fill", "font-size", "text-anchor"])
+        .add_tag_attributes("tspan", ["x", "y", "dx", "dy"])
+        .add_tag_attributes("stop", ["offset", "stop-color"])
+        .add_url_schemes(["data"])
+        .link_rel(Some("noopener noreferrer"));
+        b
+    })
+}
+
+/// Slide HTML made safe to show to another person: see [`sanitizer`].
+pub fn sanitize_for_viewing(html: &str) -> String {
+    sanitizer().clean(html).to_string()
+}
+
 /// Escapes an attribute value for a double-quoted attribute.
 fn push_attribute_value(out: &mut String, value: &str) {
     for c in value.chars() {
@@ -393,6 +502,31 @@ mod tests {
         assert_eq!(html.text_preview.chars().count(), TEXT_PREVIEW_CHARS);
         let words = format!("<section>{}</section>", "ab ".repeat(300));
         assert!(ok(&words).text_preview.chars().count() <= TEXT_PREVIEW_CHARS);
+    }
+
+    #[test]
+    fn viewing_removes_script_but_keeps_layout() {
+        let dirty = r##"<section data-id="a" data-background-color="#000"><div class="sl-block" data-block-type="text" style="left:10px;top:20px;width:300px;height:50px;position:absolute"><p class="fragment">Hi</p></div><img src="x.png" onerror="alert(1)"><script>alert(2)</script><a href="javascript:alert(3)">x</a><svg viewBox="0 0 10 10"><circle cx="5" cy="5" r="4" fill="red"></circle></svg></section>"##;
+        let clean = sanitize_for_viewing(dirty);
+        assert!(
+            !clean.contains("script")
+                && !clean.contains("onerror")
+                && !clean.contains("javascript:"),
+            "{clean}"
+        );
+        assert!(
+            clean.contains(
+                r#"style="left:10px;top:20px;width:300px;height:50px;position:absolute""#
+            ),
+            "{clean}"
+        );
+        assert!(
+            clean.contains(r#"data-block-type="text""#) && clean.contains(r#"class="fragment""#)
+        );
+        assert!(
+            clean.contains("<circle") && clean.contains(r##"data-background-color="#000""##),
+            "{clean}"
+        );
     }
 
     #[test]

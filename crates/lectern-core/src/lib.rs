@@ -22,3 +22,4 @@ pub mod oauth;
 pub mod rank;
 pub mod share;
 pub mod slide;
+pub mod viewer;

@@ -1014,6 +1014,7 @@ mod tests {
                 group,
             },
             html: format!("<section data-id=\"{id}\"></section>"),
+            notes: None,
         }
     }
 

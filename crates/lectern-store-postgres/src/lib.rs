@@ -463,9 +463,24 @@ impl Store for PgStore {
             .transpose()
     }
 
+    async fn find_deck_by_slug(&self, username: &str, slug: &str) -> Result<Option<DeckRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!(
+            "{DECK_SELECT} WHERE u.username = $1 AND d.slug = $2"
+        ));
+        sqlx::query(sql)
+            .bind(username)
+            .bind(slug)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(deck_row)
+            .transpose()
+    }
+
     async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>> {
         let rows = sqlx::query(
-            "SELECT id, rank, group_id, html FROM slides WHERE deck_id = $1 ORDER BY rank",
+            "SELECT id, rank, group_id, html, notes FROM slides WHERE deck_id = $1 ORDER BY rank",
         )
         .bind(deck_id)
         .fetch_all(&self.pool)
@@ -480,6 +495,7 @@ impl Store for PgStore {
                         group: row.try_get(2).map_err(fault)?,
                     },
                     html: row.try_get(3).map_err(fault)?,
+                    notes: row.try_get(4).map_err(fault)?,
                 })
             })
             .collect()

@@ -63,8 +63,8 @@ columns_for!(sqlx::postgres::PgRow);
 pub const DECK_SELECT: &str = "SELECT d.id, d.owner_id, u.username, d.title, d.description, d.slug,
     d.visibility, d.css, d.width, d.height, d.margin, d.transition, d.background_transition,
     d.rtl, d.loop_enabled, d.theme_font, d.theme_color, d.language, d.created_at, d.updated_at,
-    d.trashed_at, (SELECT COUNT(*) FROM slides s WHERE s.deck_id = d.id) AS slide_count, u.name
-    FROM decks d JOIN users u ON u.id = d.owner_id";
+    d.trashed_at, (SELECT COUNT(*) FROM slides s WHERE s.deck_id = d.id) AS slide_count, u.name,
+    u.team_id FROM decks d JOIN users u ON u.id = d.owner_id";
 
 /// Columns of a user row; pairs with [`user_row`].
 pub const USER_SELECT: &str = "SELECT id, username, email, name, description, website_url,
@@ -104,6 +104,7 @@ pub fn deck_row(row: &impl Columns) -> Result<DeckRecord> {
         trashed_at: row.opt_int(20)?.map(time),
         slide_count: row.int(21)?,
         owner_name: row.text(22)?,
+        owner_team_id: row.opt_int(23)?,
     })
 }
 

@@ -316,6 +316,10 @@ impl Store for CachedStore {
         Ok(found)
     }
 
+    async fn find_deck_by_slug(&self, username: &str, slug: &str) -> Result<Option<DeckRecord>> {
+        self.inner.find_deck_by_slug(username, slug).await
+    }
+
     async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>> {
         self.inner.deck_slides_html(deck_id).await
     }

@@ -250,6 +250,8 @@ pub struct DeckRecord {
     pub slide_count: i64,
     /// The owner's display name (team decks show it).
     pub owner_name: String,
+    /// The owner's team (who may view a `team` deck).
+    pub owner_team_id: Option<i64>,
 }
 
 /// A team as stored.
@@ -340,6 +342,7 @@ pub struct SlideContentPatch {
 pub struct SlideHtmlRecord {
     pub slot: SlideSlot,
     pub html: String,
+    pub notes: Option<String>,
 }
 
 /// The summary columns of a slide.
@@ -514,6 +517,8 @@ pub trait Store: Send + Sync {
     async fn create_deck(&self, deck: NewDeckRecord) -> Result<DeckRecord>;
     /// The owner's deck with this id, trashed or not.
     async fn get_deck(&self, owner_id: i64, deck_id: i64) -> Result<Option<DeckRecord>>;
+    /// The deck at `/{username}/{slug}`, trashed or not.
+    async fn find_deck_by_slug(&self, username: &str, slug: &str) -> Result<Option<DeckRecord>>;
     /// The deck's slides in presentation order.
     async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>>;
     /// Applies a patch to the owner's active deck; `None` when there is no such deck.

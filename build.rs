@@ -1,0 +1,28 @@
+//! Installs the front-end packages the binary embeds (reveal.js, pinned in package-lock.json)
+//! with `npm ci` when they are missing, so `cargo build` and `cargo run` work on a fresh
+//! clone. Needs Node.js and npm on PATH the first time.
+
+use std::path::Path;
+use std::process::Command;
+
+fn main() {
+    println!("cargo:rerun-if-changed=package.json");
+    println!("cargo:rerun-if-changed=package-lock.json");
+    let dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let marker = Path::new(&dir).join("node_modules/reveal.js/dist/reveal.js");
+    println!("cargo:rerun-if-changed={}", marker.display());
+    if marker.exists() {
+        return;
+    }
+    let status = Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund"])
+        .current_dir(&dir)
+        .status();
+    match status {
+        Ok(s) if s.success() && marker.exists() => {}
+        Ok(s) => panic!("`npm ci` failed ({s}); run it in {dir} to see why"),
+        Err(e) => panic!(
+            "Lectern embeds reveal.js from npm: install Node.js and npm, then build again ({e})"
+        ),
+    }
+}

@@ -1,0 +1,267 @@
+//! The deck pages: `/{username}/{slug}` (default), `/fullscreen`, `/present` (speaker view)
+//! and `/edit`, also under `/teams/{team}/...`, and the embedded front-end files. Slides are
+//! sanitised by the core; a strict Content-Security-Policy lets only Lectern's own scripts
+//! run.
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use lectern_core::viewer::ViewedDeck;
+use rust_embed::RustEmbed;
+use serde_json::json;
+
+use crate::app::AppState;
+use crate::web::page::{error_page, escape};
+use crate::web::session::MaybeSession;
+
+/// reveal.js from npm (`node_modules`, installed by build.rs), embedded in the binary.
+#[derive(RustEmbed)]
+#[folder = "node_modules/reveal.js/dist/"]
+#[include = "reveal.js"]
+#[include = "reveal.css"]
+#[include = "reset.css"]
+#[include = "plugin/notes.js"]
+struct RevealAssets;
+
+/// Lectern's own page files.
+#[derive(RustEmbed)]
+#[folder = "assets/web/"]
+struct WebAssets;
+
+fn asset<E: RustEmbed>(path: &str) -> Response {
+    match E::get(path) {
+        Some(file) => {
+            let mime = file.metadata.mimetype().to_string();
+            let mut r = (StatusCode::OK, file.data.into_owned()).into_response();
+            let h = r.headers_mut();
+            if let Ok(v) = HeaderValue::from_str(&mime) {
+                h.insert(header::CONTENT_TYPE, v);
+            }
+            h.insert(
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=3600"),
+            );
+            h.insert(
+                header::X_CONTENT_TYPE_OPTIONS,
+                HeaderValue::from_static("nosniff"),
+            );
+            r
+        }
+        None => error_page(StatusCode::NOT_FOUND, "No such file."),
+    }
+}
+
+/// GET `/assets/reveal/{*path}`.
+pub async fn reveal_asset(Path(path): Path<String>) -> Response {
+    asset::<RevealAssets>(&path)
+}
+
+/// GET `/assets/web/{*path}`.
+pub async fn web_asset(Path(path): Path<String>) -> Response {
+    asset::<WebAssets>(&path)
+}
+
+/// The page modes of a deck URL.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Default,
+    Fullscreen,
+    Present,
+    Edit,
+}
+
+/// The not-found answer of deck pages: the same for missing and hidden decks.
+fn not_found() -> Response {
+    error_page(StatusCode::NOT_FOUND, "There is no presentation here.")
+}
+
+/// Headers of a deck page: only Lectern's scripts run; slides may use inline styles and show
+/// images from anywhere; the page URL is never sent on.
+fn viewer_headers(r: &mut Response) {
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+             img-src 'self' data: https: http:; media-src 'self' data: https:; font-src 'self' data:; \
+             connect-src 'self'; base-uri 'none'; form-action 'self'",
+        ),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-cache"),
+    );
+}
+
+/// The deck page.
+fn render(v: &ViewedDeck, mode: Mode, base: &str) -> Response {
+    let d = &v.deck;
+    let config = json!({
+        "mode": match mode { Mode::Present => "present", _ => "view" },
+        "reveal": {
+            "width": d.width, "height": d.height, "margin": d.margin,
+            "transition": d.transition.as_str(),
+            "backgroundTransition": d.background_transition.as_str(),
+            "rtl": d.rtl, "loop": d.loop_, "hash": mode != Mode::Present,
+            "embedded": mode != Mode::Fullscreen,
+            "controls": mode != Mode::Present || true,
+            "progress": true, "slideNumber": mode == Mode::Present,
+        }
+    })
+    .to_string()
+    .replace('<', "\\u003c");
+    // Custom CSS stays CSS: a "<" cannot close the style element.
+    let css = d.css.replace('<', "\\3c ");
+    let url = format!("{base}/{}/{}", d.owner_username, d.slug);
+    let main = format!(
+        "<div class=\"reveal main\"><div class=\"slides\">{}</div></div>",
+        v.slides_html
+    );
+    let body = match mode {
+        Mode::Default => format!(
+            "<header><strong>{}</strong> · <a href=\"{url}/fullscreen\">Fullscreen</a><a href=\"{url}/present\">Present</a></header>{main}",
+            escape(&d.title)
+        ),
+        Mode::Fullscreen => main,
+        Mode::Present => format!(
+            "{main}<div class=\"side-next\"><div class=\"label\">Next</div><div class=\"reveal next\"><div class=\"slides\">{}</div></div></div>\
+             <div class=\"side-notes\"><div id=\"lectern-timer\">00:00:00</div><div class=\"label\">Notes</div><div id=\"lectern-notes\"></div></div>",
+            v.slides_html
+        ),
+        Mode::Edit => unreachable!("the edit page is rendered by edit_page"),
+    };
+    let class = match mode {
+        Mode::Default => "lectern-default",
+        Mode::Fullscreen => "lectern-fullscreen",
+        Mode::Present => "lectern-present",
+        Mode::Edit => "",
+    };
+    let html = format!(
+        "<!doctype html>\n<html lang=\"{}\" dir=\"{}\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>{}</title>\
+         <link rel=\"stylesheet\" href=\"/assets/reveal/reset.css\">\
+         <link rel=\"stylesheet\" href=\"/assets/reveal/reveal.css\">\
+         <link rel=\"stylesheet\" href=\"/assets/web/viewer.css\">\
+         <style>{css}</style></head>\
+         <body class=\"{class} theme-{} font-{}\">{body}\
+         <script id=\"lectern-config\" type=\"application/json\">{config}</script>\
+         <script src=\"/assets/reveal/reveal.js\"></script>\
+         <script src=\"/assets/reveal/plugin/notes.js\"></script>\
+         <script src=\"/assets/web/init.js\"></script></body></html>\n",
+        escape(&d.language),
+        if d.rtl { "rtl" } else { "ltr" },
+        escape(&d.title),
+        d.theme_color.as_str(),
+        d.theme_font.as_str(),
+    );
+    let mut r = (StatusCode::OK, html).into_response();
+    viewer_headers(&mut r);
+    r
+}
+
+fn edit_page(v: &ViewedDeck, base: &str) -> Response {
+    let url = format!("{base}/{}/{}", v.deck.owner_username, v.deck.slug);
+    crate::web::page::page(
+        StatusCode::OK,
+        &v.deck.title,
+        &format!(
+            "<p>The browser editor is not built yet; edit this deck through the API or an MCP \
+             client.</p><p><a href=\"{url}\">View</a> · <a href=\"{url}/fullscreen\">Fullscreen</a> · \
+             <a href=\"{url}/present\">Present</a></p>"
+        ),
+    )
+}
+
+async fn show(
+    state: &AppState,
+    session: MaybeSession,
+    team: Option<&str>,
+    username: &str,
+    slug: &str,
+    mode: &str,
+) -> Response {
+    let mode = match mode {
+        "" => Mode::Default,
+        "fullscreen" => Mode::Fullscreen,
+        "present" => Mode::Present,
+        "edit" => Mode::Edit,
+        _ => return not_found(),
+    };
+    let visitor = session.0.as_ref().map(|(_, info)| info);
+    let viewed = match state.core.view_deck(visitor, username, slug, team).await {
+        Ok(v) => v,
+        Err(lectern_core::Error::NotFound(_)) => return not_found(),
+        Err(e) => {
+            tracing::error!(error = %e, "showing a deck failed");
+            return error_page(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong.");
+        }
+    };
+    let base = match team {
+        Some(t) => format!("/teams/{t}"),
+        None => String::new(),
+    };
+    if mode == Mode::Edit {
+        if !viewed.is_owner {
+            return not_found();
+        }
+        return edit_page(&viewed, &base);
+    }
+    render(&viewed, mode, &base)
+}
+
+/// GET `/{username}/{slug}`.
+pub async fn deck_page(
+    State(state): State<AppState>,
+    session: MaybeSession,
+    Path((username, slug)): Path<(String, String)>,
+) -> Response {
+    if username == "v1" {
+        return crate::http::error::ApiError::new(StatusCode::NOT_FOUND, "no such route")
+            .into_response();
+    }
+    show(&state, session, None, &username, &slug, "").await
+}
+
+/// GET `/{username}/{slug}/{mode}`.
+pub async fn deck_page_mode(
+    State(state): State<AppState>,
+    session: MaybeSession,
+    Path((username, slug, mode)): Path<(String, String, String)>,
+) -> Response {
+    if username == "v1" {
+        return crate::http::error::ApiError::new(StatusCode::NOT_FOUND, "no such route")
+            .into_response();
+    }
+    show(&state, session, None, &username, &slug, &mode).await
+}
+
+/// GET `/teams/{team}/{username}/{slug}`.
+pub async fn team_deck_page(
+    State(state): State<AppState>,
+    session: MaybeSession,
+    Path((team, username, slug)): Path<(String, String, String)>,
+) -> Response {
+    show(&state, session, Some(&team), &username, &slug, "").await
+}
+
+/// GET `/teams/{team}/{username}/{slug}/{mode}`.
+pub async fn team_deck_page_mode(
+    State(state): State<AppState>,
+    session: MaybeSession,
+    Path((team, username, slug, mode)): Path<(String, String, String, String)>,
+) -> Response {
+    show(&state, session, Some(&team), &username, &slug, &mode).await
+}

@@ -1,0 +1,221 @@
+//! Deck pages in the browser: who may see what, sanitised slides, the page modes and assets.
+
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::common::{TestApp, TestUser};
+
+/// A browser signed in as `user` (cookie-keeping, no redirects followed).
+async fn signed_in(app: &TestApp, user: Option<&TestUser>) -> reqwest::Client {
+    let b = reqwest::Client::builder()
+        .cookie_store(true)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    if let Some(u) = user {
+        let form = b
+            .get(format!("{}/login", app.base))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let start = form.find("name=\"csrf_token\" value=\"").unwrap()
+            + "name=\"csrf_token\" value=\"".len();
+        let csrf = &form[start..start + form[start..].find('"').unwrap()];
+        let r = b
+            .post(format!("{}/login", app.base))
+            .form(&[
+                ("username", u.username.as_str()),
+                ("password", "a long password"),
+                ("csrf_token", csrf),
+                ("next", "/users/api"),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    }
+    b
+}
+
+async fn page(b: &reqwest::Client, url: &str) -> (StatusCode, String, reqwest::header::HeaderMap) {
+    let r = b.get(url).send().await.unwrap();
+    let status = r.status();
+    let headers = r.headers().clone();
+    (status, r.text().await.unwrap(), headers)
+}
+
+async fn deck_url(app: &TestApp, user: &TestUser, body: serde_json::Value) -> String {
+    let r = app.create_deck(&user.key, body).await;
+    r.expect(201);
+    r.data()["url"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn a_public_deck_presents_to_anyone_with_its_settings_and_notes() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let url = deck_url(&app, &alice, json!({
+        "title": "Launch", "visibility": "all", "theme_color": "black-mint", "theme_font": "news", "width": 1024, "height": 768,
+        "slides": [{"html": "<section><h1>Hello world</h1></section>", "notes": "Say <hi>"}, {"html": "<section>Two</section>"}]
+    }))
+    .await;
+
+    let (status, html, headers) = page(&signed_in(&app, None).await, &url).await;
+
+    assert_eq!(status, 200);
+    assert!(html.contains("<h1>Hello world</h1>"));
+    assert!(
+        html.contains("<aside class=\"notes\">Say &lt;hi&gt;</aside>"),
+        "notes as reveal.js expects"
+    );
+    assert!(html.contains("theme-black-mint") && html.contains("font-news"));
+    assert!(html.contains("\"width\":1024") && html.contains("\"height\":768"));
+    assert!(html.contains("/assets/reveal/reveal.js"));
+    let csp = headers["content-security-policy"].to_str().unwrap();
+    assert!(csp.contains("script-src 'self'"), "{csp}");
+    assert_eq!(headers["referrer-policy"], "no-referrer");
+    for mode in ["fullscreen", "present"] {
+        let (s, h, _) = page(&signed_in(&app, None).await, &format!("{url}/{mode}")).await;
+        assert_eq!(s, 200, "{mode}");
+        assert!(h.contains("Hello world"));
+    }
+    let (s, present, _) = page(&signed_in(&app, None).await, &format!("{url}/present")).await;
+    assert_eq!(s, 200);
+    assert!(
+        present.contains("lectern-notes")
+            && present.contains("lectern-timer")
+            && present.contains("reveal next")
+    );
+}
+
+#[tokio::test]
+async fn private_and_team_decks_show_only_to_who_may_see_them() {
+    let app = TestApp::spawn().await;
+    let owner = app.team_user("owen", "crew").await;
+    let mate = app.team_user("mia", "crew").await;
+    let stranger = app.user("sam").await;
+    let private = deck_url(
+        &app,
+        &owner,
+        json!({"title": "Mine", "slides": [{"html": "<section>secret plan</section>"}]}),
+    )
+    .await;
+    let team = deck_url(&app, &owner, json!({"title": "Ours", "visibility": "team", "slides": [{"html": "<section>team plan</section>"}]})).await;
+    let (anon, owen, mia, sam) = (
+        signed_in(&app, None).await,
+        signed_in(&app, Some(&owner)).await,
+        signed_in(&app, Some(&mate)).await,
+        signed_in(&app, Some(&stranger)).await,
+    );
+    let (missing_status, missing_page, _) =
+        page(&anon, &format!("{}/owen/nothing-here", app.base)).await;
+    assert_eq!(missing_status, 404);
+
+    for (browser, url, visible) in [
+        (&anon, &private, false),
+        (&mia, &private, false),
+        (&sam, &private, false),
+        (&owen, &private, true),
+        (&anon, &team, false),
+        (&sam, &team, false),
+        (&mia, &team, true),
+        (&owen, &team, true),
+    ] {
+        let (status, html, _) = page(browser, url).await;
+        if visible {
+            assert_eq!(status, 200, "{url}");
+            assert!(html.contains("plan"));
+        } else {
+            assert_eq!(status, 404, "{url}");
+            assert!(!html.contains("plan"));
+            assert_eq!(
+                html, missing_page,
+                "a hidden deck looks exactly like a missing one"
+            );
+        }
+    }
+    // The team address of a team deck works for members only.
+    let team_url = app
+        .call(
+            reqwest::Method::GET,
+            "/v1/team/decks",
+            Some(&mate.key),
+            None,
+        )
+        .await
+        .data()[0]["url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(page(&mia, &team_url).await.0, 200);
+    assert_eq!(page(&sam, &team_url).await.0, 404);
+    // Only the owner gets the edit page.
+    assert_eq!(page(&owen, &format!("{team}/edit")).await.0, 200);
+    assert_eq!(page(&mia, &format!("{team}/edit")).await.0, 404);
+}
+
+#[tokio::test]
+async fn script_in_slides_never_reaches_the_page_but_layout_does() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let slide = r#"<section><div class="sl-block" data-block-type="text" style="left:40px;top:60px;width:400px;height:80px"><p>Block</p></div><img src="a.png" onerror="alert(1)"><script>alert(2)</script><a href="javascript:alert(3)">x</a></section>"#;
+    let url = deck_url(
+        &app,
+        &alice,
+        json!({"visibility": "all", "slides": [{"html": slide}]}),
+    )
+    .await;
+
+    let (status, html, _) = page(&signed_in(&app, None).await, &url).await;
+
+    assert_eq!(status, 200);
+    assert!(!html.contains("alert("), "{html}");
+    assert!(html.contains(r#"style="left:40px;top:60px;width:400px;height:80px""#));
+    assert!(html.contains(r#"data-block-type="text""#));
+    // The stored slide is still what the author wrote (after the slide rules).
+    let deck = app.list_decks(&alice.key, "").await.data()[0]["id"].clone();
+    let stored = app
+        .get_deck(&alice.key, deck, "?include_deck_html=true")
+        .await;
+    assert!(
+        stored.data()["deck_html"]
+            .as_str()
+            .unwrap()
+            .contains("<script>alert(2)</script>")
+    );
+}
+
+#[tokio::test]
+async fn trashed_decks_and_assets() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let r = app
+        .create_deck(&alice.key, json!({"visibility": "all"}))
+        .await;
+    let url = r.data()["url"].as_str().unwrap().to_string();
+    app.trash_deck(&alice.key, r.data()["id"].clone())
+        .await
+        .expect(204);
+    let b = signed_in(&app, None).await;
+
+    assert_eq!(page(&b, &url).await.0, 404);
+    let (s, js, h) = page(&b, &format!("{}/assets/reveal/reveal.js", app.base)).await;
+    assert_eq!(s, 200);
+    assert!(h["content-type"].to_str().unwrap().contains("javascript"));
+    assert!(js.len() > 50_000);
+    assert_eq!(
+        page(&b, &format!("{}/assets/web/init.js", app.base))
+            .await
+            .0,
+        200
+    );
+    assert_eq!(
+        page(&b, &format!("{}/assets/reveal/../Cargo.toml", app.base))
+            .await
+            .0,
+        404
+    );
+}
