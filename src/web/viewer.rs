@@ -116,7 +116,7 @@ fn render(v: &ViewedDeck, mode: Mode, base: &str) -> Response {
             "backgroundTransition": d.background_transition.as_str(),
             "rtl": d.rtl, "loop": d.loop_, "hash": mode != Mode::Present,
             "embedded": mode != Mode::Fullscreen,
-            "controls": mode != Mode::Present || true,
+            "controls": true,
             "progress": true, "slideNumber": mode == Mode::Present,
         }
     })
