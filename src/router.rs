@@ -72,6 +72,11 @@ pub fn build(state: AppState) -> Router {
         // Deck pages and the files they load.
         .route("/assets/reveal/{*path}", get(web::viewer::reveal_asset))
         .route("/assets/web/{*path}", get(web::viewer::web_asset))
+        .route("/s/{id}", get(web::share::share_page).post(web::share::share_unlock))
+        .route(
+            "/s/{id}/fullscreen",
+            get(web::share::share_page_fullscreen).post(web::share::share_unlock_fullscreen),
+        )
         .route("/{username}/{slug}", get(web::viewer::deck_page))
         .route("/{username}/{slug}/{mode}", get(web::viewer::deck_page_mode))
         .route("/teams/{team}/{username}/{slug}", get(web::viewer::team_deck_page))

@@ -6,4 +6,5 @@ pub mod keys;
 pub mod login;
 pub mod page;
 pub mod session;
+pub mod share;
 pub mod viewer;

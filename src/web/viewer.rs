@@ -63,7 +63,7 @@ pub async fn web_asset(Path(path): Path<String>) -> Response {
 
 /// The page modes of a deck URL.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Mode {
+pub(crate) enum Mode {
     Default,
     Fullscreen,
     Present,
@@ -75,9 +75,9 @@ fn not_found() -> Response {
     error_page(StatusCode::NOT_FOUND, "There is no presentation here.")
 }
 
-/// Headers of a deck page: only Lectern's scripts run; slides may use inline styles and show
+/// Headers of a deck page (also share pages): only Lectern's scripts run; slides may use inline styles and show
 /// images from anywhere; the page URL is never sent on.
-fn viewer_headers(r: &mut Response) {
+pub(crate) fn viewer_headers(r: &mut Response) {
     let h = r.headers_mut();
     h.insert(
         header::CONTENT_TYPE,
@@ -105,8 +105,8 @@ fn viewer_headers(r: &mut Response) {
     );
 }
 
-/// The deck page.
-fn render(v: &ViewedDeck, mode: Mode, base: &str) -> Response {
+/// The deck page; `links` go into the default page's header.
+pub(crate) fn render(v: &ViewedDeck, mode: Mode, links: &[(&str, String)]) -> Response {
     let d = &v.deck;
     let config = json!({
         "mode": match mode { Mode::Present => "present", _ => "view" },
@@ -124,16 +124,21 @@ fn render(v: &ViewedDeck, mode: Mode, base: &str) -> Response {
     .replace('<', "\\u003c");
     // Custom CSS stays CSS: a "<" cannot close the style element.
     let css = d.css.replace('<', "\\3c ");
-    let url = format!("{base}/{}/{}", d.owner_username, d.slug);
     let main = format!(
         "<div class=\"reveal main\"><div class=\"slides\">{}</div></div>",
         v.slides_html
     );
     let body = match mode {
-        Mode::Default => format!(
-            "<header><strong>{}</strong> · <a href=\"{url}/fullscreen\">Fullscreen</a><a href=\"{url}/present\">Present</a></header>{main}",
-            escape(&d.title)
-        ),
+        Mode::Default => {
+            let nav: String = links
+                .iter()
+                .map(|(label, href)| format!("<a href=\"{}\">{}</a>", escape(href), escape(label)))
+                .collect();
+            format!(
+                "<header><strong>{}</strong> · {nav}</header>{main}",
+                escape(&d.title)
+            )
+        }
         Mode::Fullscreen => main,
         Mode::Present => format!(
             "{main}<div class=\"side-next\"><div class=\"label\">Next</div><div class=\"reveal next\"><div class=\"slides\">{}</div></div></div>\
@@ -219,7 +224,12 @@ async fn show(
         }
         return edit_page(&viewed, &base);
     }
-    render(&viewed, mode, &base)
+    let url = format!("{base}/{}/{}", viewed.deck.owner_username, viewed.deck.slug);
+    let links = [
+        ("Fullscreen", format!("{url}/fullscreen")),
+        ("Present", format!("{url}/present")),
+    ];
+    render(&viewed, mode, &links)
 }
 
 /// GET `/{username}/{slug}`.

@@ -219,3 +219,177 @@ async fn trashed_decks_and_assets() {
         404
     );
 }
+
+async fn share(
+    app: &TestApp,
+    user: &TestUser,
+    deck: &serde_json::Value,
+    body: serde_json::Value,
+) -> serde_json::Value {
+    let r = app
+        .call(
+            reqwest::Method::POST,
+            &format!("/v1/decks/{deck}/share"),
+            Some(&user.key),
+            Some(body),
+        )
+        .await;
+    r.expect(201);
+    r.data().clone()
+}
+
+async fn views(
+    app: &TestApp,
+    user: &TestUser,
+    deck: &serde_json::Value,
+) -> (i64, serde_json::Value) {
+    let l = app
+        .call(
+            reqwest::Method::GET,
+            &format!("/v1/decks/{deck}/share"),
+            Some(&user.key),
+            None,
+        )
+        .await;
+    (
+        l.data()[0]["view_count"].as_i64().unwrap(),
+        l.data()[0]["first_viewed_at"].clone(),
+    )
+}
+
+#[tokio::test]
+async fn a_share_link_presents_a_private_deck_and_counts_one_view_per_visitor_session() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let r = app
+        .create_deck(
+            &alice.key,
+            json!({"slides": [{"html": "<section>shared secret</section>"}]}),
+        )
+        .await;
+    let deck = r.data()["id"].clone();
+    let link = share(
+        &app,
+        &alice,
+        &deck,
+        json!({"name": "friends", "notify_on_view": true}),
+    )
+    .await;
+    let url = link["url"].as_str().unwrap();
+    let visitor = signed_in(&app, None).await;
+
+    let (status, html, headers) = page(&visitor, url).await;
+    page(&visitor, url).await;
+    let (fs_status, fs_html, _) =
+        page(&visitor, link["urls"]["fullscreen"].as_str().unwrap()).await;
+
+    assert_eq!(status, 200);
+    assert!(html.contains("shared secret"));
+    assert!(
+        headers["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .contains("script-src 'self'")
+    );
+    assert_eq!(fs_status, 200);
+    assert!(fs_html.contains("shared secret"));
+    let (count, first) = views(&app, &alice, &deck).await;
+    assert_eq!(count, 1, "one visitor session counts once");
+    assert!(first.as_str().unwrap().ends_with('Z'));
+    page(&signed_in(&app, None).await, url).await;
+    assert_eq!(views(&app, &alice, &deck).await.0, 2);
+    // The deck itself stays private.
+    assert_eq!(
+        page(&visitor, r.data()["url"].as_str().unwrap()).await.0,
+        404
+    );
+}
+
+#[tokio::test]
+async fn a_password_link_sends_no_slide_before_the_right_password() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let r = app
+        .create_deck(
+            &alice.key,
+            json!({"slides": [{"html": "<section>board only</section>"}]}),
+        )
+        .await;
+    let deck = r.data()["id"].clone();
+    let link = share(&app, &alice, &deck, json!({"password": "open sesame"})).await;
+    let url = link["url"].as_str().unwrap().to_string();
+    let (id, token) = (
+        link["id"].as_i64().unwrap(),
+        url.split("token=").nth(1).unwrap().to_string(),
+    );
+    let visitor = signed_in(&app, None).await;
+
+    let (status, form, _) = page(&visitor, &url).await;
+    assert_eq!(status, 200);
+    assert!(form.contains("type=\"password\"") && !form.contains("board only"));
+    let wrong = visitor
+        .post(format!("{}/s/{id}", app.base))
+        .form(&[("token", token.as_str()), ("password", "guess")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 401);
+    assert!(!wrong.text().await.unwrap().contains("board only"));
+    let right = visitor
+        .post(format!("{}/s/{id}", app.base))
+        .form(&[("token", token.as_str()), ("password", "open sesame")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(right.status(), 303);
+    let cookie = right.headers()["set-cookie"].to_str().unwrap().to_string();
+    assert!(cookie.contains("HttpOnly"));
+
+    let (status, html, _) = page(&visitor, &url).await;
+    assert_eq!(status, 200);
+    assert!(html.contains("board only"));
+    // Another browser still gets the form.
+    assert!(
+        !page(&signed_in(&app, None).await, &url)
+            .await
+            .1
+            .contains("board only")
+    );
+}
+
+#[tokio::test]
+async fn wrong_tokens_revoked_and_expired_links() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let deck = app.create_deck(&alice.key, json!({})).await.data()["id"].clone();
+    let live = share(&app, &alice, &deck, json!({})).await;
+    let expired = share(
+        &app,
+        &alice,
+        &deck,
+        json!({"expires_at": "2020-01-01T00:00:00Z"}),
+    )
+    .await;
+    let revoked = share(&app, &alice, &deck, json!({})).await;
+    app.call(
+        reqwest::Method::DELETE,
+        &format!("/v1/decks/{deck}/share/{}", revoked["id"]),
+        Some(&alice.key),
+        None,
+    )
+    .await
+    .expect(204);
+    let b = signed_in(&app, None).await;
+    let live_url = live["url"].as_str().unwrap();
+
+    assert_eq!(page(&b, &format!("{}x", live_url)).await.0, 404);
+    assert_eq!(page(&b, live_url.split('?').next().unwrap()).await.0, 404);
+    assert_eq!(page(&b, expired["url"].as_str().unwrap()).await.0, 410);
+    assert_eq!(page(&b, revoked["url"].as_str().unwrap()).await.0, 410);
+    assert_eq!(
+        page(&b, &format!("{}/s/999999?token=abc", app.base))
+            .await
+            .0,
+        404
+    );
+}

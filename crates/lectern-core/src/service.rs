@@ -77,6 +77,8 @@ pub struct Lectern {
     store: Arc<dyn Store>,
     /// Public URL without a trailing slash; every URL returned starts with it.
     public_url: Arc<str>,
+    /// Who hears about first views through share links.
+    notifier: Arc<dyn crate::share::Notifier>,
 }
 
 impl Lectern {
@@ -85,7 +87,19 @@ impl Lectern {
         Lectern {
             store,
             public_url: public_url.trim_end_matches('/').into(),
+            notifier: Arc::new(crate::share::LogNotifier),
         }
+    }
+
+    /// The same core telling `notifier` about first views through share links.
+    pub fn with_notifier(mut self, notifier: Arc<dyn crate::share::Notifier>) -> Self {
+        self.notifier = notifier;
+        self
+    }
+
+    /// The share-link notifier.
+    pub(crate) fn notifier(&self) -> &dyn crate::share::Notifier {
+        self.notifier.as_ref()
     }
 
     /// The store (for the other use-case modules of the core).

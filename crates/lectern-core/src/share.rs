@@ -238,3 +238,138 @@ mod tests {
         assert!(NewShare::from_json(Some(json!({"name": "é".repeat(255)}))).is_ok());
     }
 }
+
+/// How long a share link's password cookie keeps a visitor in, in seconds.
+pub const SHARE_PASS_SECONDS: i64 = 12 * 3600;
+
+/// Why a share link does not open.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ShareProblem {
+    /// Unknown link or wrong token (404).
+    NotFound,
+    /// Revoked by its owner (410).
+    Revoked,
+    /// Past its `expires_at` (410).
+    Expired,
+}
+
+/// Who is told about a first view through a link that asks for it (`notify_on_view`).
+pub trait Notifier: Send + Sync {
+    /// The first view of `link_name` for `deck_title`, to the deck's owner.
+    fn first_view(&self, owner: &crate::store::UserRecord, deck_title: &str, link_name: &str);
+}
+
+/// The default notifier: a log line.
+pub struct LogNotifier;
+
+impl Notifier for LogNotifier {
+    fn first_view(&self, owner: &crate::store::UserRecord, deck_title: &str, link_name: &str) {
+        tracing::info!(
+            user.id = owner.id,
+            deck.title = deck_title,
+            share.name = link_name,
+            "first view through a share link"
+        );
+    }
+}
+
+type HmacSha256 = hmac::Hmac<sha2::Sha256>;
+
+fn pass_mac(access: &crate::store::ShareAccess, expires: i64) -> Option<String> {
+    use hmac::{KeyInit, Mac};
+    // The key is the link's own argon2 hash: secret, server-side, and different per link.
+    let key = access.password_hash.as_deref()?;
+    let mut mac = HmacSha256::new_from_slice(key.as_bytes()).ok()?;
+    mac.update(format!("{}:{}:{expires}", access.id, access.token).as_bytes());
+    Some(
+        mac.finalize()
+            .into_bytes()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+    )
+}
+
+impl Lectern {
+    /// The link behind `/s/{id}?token=...`, if the token is right and the link is live.
+    pub async fn open_share(
+        &self,
+        share_id: Option<i64>,
+        token: &str,
+    ) -> Result<std::result::Result<crate::store::ShareAccess, ShareProblem>> {
+        let Some(id) = share_id else {
+            return Ok(Err(ShareProblem::NotFound));
+        };
+        let Some(access) = self.store().find_share_access(id).await? else {
+            return Ok(Err(ShareProblem::NotFound));
+        };
+        if !secret::constant_time_eq(&access.token, token) {
+            return Ok(Err(ShareProblem::NotFound));
+        }
+        if access.revoked_at.is_some() {
+            return Ok(Err(ShareProblem::Revoked));
+        }
+        if access.expires_at.is_some_and(|t| t <= Timestamp::now()) {
+            return Ok(Err(ShareProblem::Expired));
+        }
+        Ok(Ok(access))
+    }
+
+    /// The signed cookie value that lets a visitor who gave the right password back in.
+    pub fn share_pass(&self, access: &crate::store::ShareAccess) -> Option<String> {
+        let expires = Timestamp::now().unix_micros() / 1_000_000 + SHARE_PASS_SECONDS;
+        pass_mac(access, expires).map(|mac| format!("{expires}.{mac}"))
+    }
+
+    /// Whether a cookie value from [`Lectern::share_pass`] is valid for this link now.
+    pub fn share_pass_ok(&self, access: &crate::store::ShareAccess, cookie: &str) -> bool {
+        let Some((expires, mac)) = cookie.split_once('.') else {
+            return false;
+        };
+        let Ok(expires) = expires.parse::<i64>() else {
+            return false;
+        };
+        expires > Timestamp::now().unix_micros() / 1_000_000
+            && pass_mac(access, expires).is_some_and(|m| secret::constant_time_eq(&m, mac))
+    }
+
+    /// Checks a visitor's password for a link.
+    pub fn share_password_ok(&self, access: &crate::store::ShareAccess, password: &Secret) -> bool {
+        access
+            .password_hash
+            .as_deref()
+            .is_some_and(|h| secret::verify_password(password, h))
+    }
+
+    /// Counts a view (once per visitor session; the caller decides) and tells the owner about
+    /// the first one when the link asks for it.
+    pub async fn record_share_view(&self, access: &crate::store::ShareAccess) -> Result<()> {
+        let count = self
+            .store()
+            .count_share_view(access.id, Timestamp::now())
+            .await?;
+        if count == 1 && access.notify_on_view {
+            if let Some(deck) = self.store().find_deck(access.deck_id).await? {
+                if let Some(owner) = self.store().get_user(deck.owner_id).await? {
+                    self.notifier()
+                        .first_view(&owner, &deck.title, &access.name);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The deck of a live link, for its page (no visibility check: the link is the right).
+    pub async fn shared_deck(
+        &self,
+        access: &crate::store::ShareAccess,
+    ) -> Result<crate::viewer::ViewedDeck> {
+        let deck = self
+            .store()
+            .find_deck(access.deck_id)
+            .await?
+            .filter(|d| d.trashed_at.is_none())
+            .ok_or_else(Error::deck_not_found)?;
+        self.viewed(deck, false).await
+    }
+}

@@ -76,6 +76,11 @@ impl Lectern {
         if !allowed {
             return Err(Error::deck_not_found());
         }
+        self.viewed(deck, is_owner).await
+    }
+
+    /// The deck's sanitised slides for a page.
+    pub(crate) async fn viewed(&self, deck: DeckRecord, is_owner: bool) -> Result<ViewedDeck> {
         let slides = self.store().deck_slides_html(deck.id).await?;
         let viewed: Vec<SlideHtmlRecord> = slides
             .iter()

@@ -16,9 +16,9 @@ use lectern_core::store::{
     AccessTokenRecord, ApiKeyInfo, ApiKeyRecord, CodeCheckFn, CodeRecord, DeckListKind,
     DeckListRecord, DeckRecord, Exchanged, GrantRecord, LoginRecord, NewApiKeyRecord,
     NewDeckRecord, NewOAuthClientRecord, NewShareRecord, NewSlideRecord, NewTokenRecord,
-    NewUserRecord, OAuthClientRecord, Rotated, SessionInfo, SessionRecord, ShareRecord, SlideEdit,
-    SlideEditFn, SlideHtmlRecord, SlideRecord, SlideSummaryRecord, Store, TeamDeckListRecord,
-    TeamRecord, UserRecord,
+    NewUserRecord, OAuthClientRecord, Rotated, SessionInfo, SessionRecord, ShareAccess,
+    ShareRecord, SlideEdit, SlideEditFn, SlideHtmlRecord, SlideRecord, SlideSummaryRecord, Store,
+    TeamDeckListRecord, TeamRecord, UserRecord,
 };
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
@@ -884,6 +884,55 @@ impl Store for SqliteStore {
         .await
         .map_err(fault)?;
         Ok(done.rows_affected() > 0)
+    }
+
+    async fn find_share_access(&self, share_id: i64) -> Result<Option<ShareAccess>> {
+        let row = sqlx::query(
+            "SELECT id, deck_id, name, token, password_hash, expires_at, revoked_at, notify_on_view
+             FROM share_links WHERE id = ?",
+        )
+        .bind(share_id)
+        .fetch_optional(&self.read)
+        .await
+        .map_err(fault)?;
+        row.map(|r| {
+            Ok(ShareAccess {
+                id: r.int(0)?,
+                deck_id: r.int(1)?,
+                name: r.text(2)?,
+                token: r.text(3)?,
+                password_hash: r.opt_text(4)?,
+                expires_at: r.opt_int(5)?.map(Timestamp::from_unix_micros),
+                revoked_at: r.opt_int(6)?.map(Timestamp::from_unix_micros),
+                notify_on_view: r.boolean(7)?,
+            })
+        })
+        .transpose()
+    }
+
+    async fn count_share_view(&self, share_id: i64, at: Timestamp) -> Result<i64> {
+        sqlx::query_scalar(
+            "UPDATE share_links SET view_count = view_count + 1,
+                first_viewed_at = COALESCE(first_viewed_at, ?)
+             WHERE id = ? RETURNING view_count",
+        )
+        .bind(at.unix_micros())
+        .bind(share_id)
+        .fetch_one(&self.write)
+        .await
+        .map_err(fault)
+    }
+
+    async fn find_deck(&self, deck_id: i64) -> Result<Option<DeckRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{DECK_SELECT} WHERE d.id = ?"));
+        sqlx::query(sql)
+            .bind(deck_id)
+            .fetch_optional(&self.read)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(deck_row)
+            .transpose()
     }
 
     async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>> {

@@ -174,6 +174,18 @@ impl Store for CachedStore {
         self.inner.revoke_share(deck_id, share_id, at).await
     }
 
+    async fn find_share_access(&self, share_id: i64) -> Result<Option<ShareAccess>> {
+        self.inner.find_share_access(share_id).await
+    }
+
+    async fn count_share_view(&self, share_id: i64, at: Timestamp) -> Result<i64> {
+        self.inner.count_share_view(share_id, at).await
+    }
+
+    async fn find_deck(&self, deck_id: i64) -> Result<Option<DeckRecord>> {
+        self.inner.find_deck(deck_id).await
+    }
+
     async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>> {
         self.inner.get_team(id).await
     }

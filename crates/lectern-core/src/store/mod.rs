@@ -89,6 +89,19 @@ pub struct ShareRecord {
     pub created_at: Timestamp,
 }
 
+/// What opening a share link needs.
+#[derive(Debug, Clone)]
+pub struct ShareAccess {
+    pub id: i64,
+    pub deck_id: i64,
+    pub name: String,
+    pub token: String,
+    pub password_hash: Option<String>,
+    pub expires_at: Option<Timestamp>,
+    pub revoked_at: Option<Timestamp>,
+    pub notify_on_view: bool,
+}
+
 /// A new share link to store.
 #[derive(Debug, Clone)]
 pub struct NewShareRecord {
@@ -426,6 +439,14 @@ pub trait Store: Send + Sync {
     async fn list_shares(&self, deck_id: i64) -> Result<Vec<ShareRecord>>;
     /// Revokes a live share link of the deck; `false` when there is none with this id.
     async fn revoke_share(&self, deck_id: i64, share_id: i64, at: Timestamp) -> Result<bool>;
+
+    /// A share link by id, live or not.
+    async fn find_share_access(&self, share_id: i64) -> Result<Option<ShareAccess>>;
+    /// Counts one view of a link (setting `first_viewed_at` on the first); returns the new
+    /// count. Atomic.
+    async fn count_share_view(&self, share_id: i64, at: Timestamp) -> Result<i64>;
+    /// The deck with this id, whoever owns it (share links and exports).
+    async fn find_deck(&self, deck_id: i64) -> Result<Option<DeckRecord>>;
 
     /// The team with this id.
     async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>>;

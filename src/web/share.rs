@@ -1,0 +1,198 @@
+//! Share link pages: `/s/{id}?token=...` and `/s/{id}/fullscreen?token=...` present the deck
+//! to anyone holding the link. A password link first shows a password form and sends no slide
+//! before the right password; a signed HttpOnly cookie then keeps the visitor in. Each visitor
+//! session counts one view.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use axum::Form;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::Response;
+use lectern_core::secret::Secret;
+use lectern_core::share::{SHARE_PASS_SECONDS, ShareProblem};
+use lectern_core::store::ShareAccess;
+
+use crate::app::AppState;
+use crate::web::page::{error_page, hidden, page, see_other};
+use crate::web::session::{cookie, set_cookie};
+use crate::web::viewer::{Mode, render};
+
+/// Extra wait after a wrong share password (slows guessing down).
+const WRONG_PASSWORD_DELAY: Duration = Duration::from_secs(1);
+
+fn pass_cookie(id: i64) -> String {
+    format!("lectern_share_{id}")
+}
+
+fn viewed_cookie(id: i64) -> String {
+    format!("lectern_viewed_{id}")
+}
+
+fn problem_page(problem: ShareProblem) -> Response {
+    match problem {
+        ShareProblem::NotFound => {
+            error_page(StatusCode::NOT_FOUND, "There is no presentation here.")
+        }
+        ShareProblem::Revoked => error_page(
+            StatusCode::GONE,
+            "This share link was revoked by its owner.",
+        ),
+        ShareProblem::Expired => error_page(StatusCode::GONE, "This share link has expired."),
+    }
+}
+
+fn password_form(token: &str, action: &str, wrong: bool, status: StatusCode) -> Response {
+    let note = if wrong {
+        "<p role=\"alert\">Wrong password.</p>"
+    } else {
+        ""
+    };
+    page(
+        status,
+        "Password required",
+        &format!(
+            "{note}<form method=\"post\" action=\"{action}\">{}\
+             <p><label>Password <input name=\"password\" type=\"password\" required autofocus></label></p>\
+             <p><button type=\"submit\">View presentation</button></p></form>",
+            hidden("token", token)
+        ),
+    )
+}
+
+async fn open(state: &AppState, id: &str, token: &str) -> Result<ShareAccess, Response> {
+    let share_id = lectern_core::params::parse_id("id", id).unwrap_or(None);
+    match state.core.open_share(share_id, token).await {
+        Ok(Ok(access)) => Ok(access),
+        Ok(Err(problem)) => Err(problem_page(problem)),
+        Err(e) => {
+            tracing::error!(error = %e, "opening a share link failed");
+            Err(error_page(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong.",
+            ))
+        }
+    }
+}
+
+async fn show(
+    state: &AppState,
+    headers: &HeaderMap,
+    id: &str,
+    token: &str,
+    mode: Mode,
+) -> Response {
+    let access = match open(state, id, token).await {
+        Ok(a) => a,
+        Err(page) => return page,
+    };
+    let action = match mode {
+        Mode::Fullscreen => format!("/s/{}/fullscreen", access.id),
+        _ => format!("/s/{}", access.id),
+    };
+    if access.password_hash.is_some() {
+        let ok = cookie(headers, &pass_cookie(access.id))
+            .is_some_and(|c| state.core.share_pass_ok(&access, c));
+        if !ok {
+            return password_form(token, &action, false, StatusCode::OK);
+        }
+    }
+    let viewed = match state.core.shared_deck(&access).await {
+        Ok(v) => v,
+        Err(_) => return problem_page(ShareProblem::NotFound),
+    };
+    let first_in_session = cookie(headers, &viewed_cookie(access.id)).is_none();
+    if first_in_session {
+        if let Err(e) = state.core.record_share_view(&access).await {
+            tracing::error!(error = %e, "counting a share view failed");
+        }
+    }
+    let links = [(
+        "Fullscreen",
+        format!("/s/{}/fullscreen?token={token}", access.id),
+    )];
+    let mut response = render(&viewed, mode, &links);
+    if first_in_session {
+        // A session cookie: the next visit in a new browser session counts again.
+        let value = format!(
+            "{}=1; Path=/s/{}; HttpOnly; SameSite=Lax",
+            viewed_cookie(access.id),
+            access.id
+        );
+        if let Ok(v) = value.parse() {
+            response.headers_mut().append(header::SET_COOKIE, v);
+        }
+    }
+    response
+}
+
+/// GET `/s/{id}?token=...`.
+pub async fn share_page(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let token = q.get("token").map(String::as_str).unwrap_or("");
+    show(&state, &headers, &id, token, Mode::Default).await
+}
+
+/// GET `/s/{id}/fullscreen?token=...`.
+pub async fn share_page_fullscreen(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let token = q.get("token").map(String::as_str).unwrap_or("");
+    show(&state, &headers, &id, token, Mode::Fullscreen).await
+}
+
+async fn unlock(
+    state: &AppState,
+    id: &str,
+    form: &HashMap<String, String>,
+    fullscreen: bool,
+) -> Response {
+    let token = form.get("token").map(String::as_str).unwrap_or("");
+    let access = match open(state, id, token).await {
+        Ok(a) => a,
+        Err(page) => return page,
+    };
+    let suffix = if fullscreen { "/fullscreen" } else { "" };
+    let back = format!("/s/{}{suffix}?token={token}", access.id);
+    let password = Secret::new(form.get("password").cloned().unwrap_or_default());
+    if !state.core.share_password_ok(&access, &password) {
+        tokio::time::sleep(WRONG_PASSWORD_DELAY).await;
+        let action = format!("/s/{}{suffix}", access.id);
+        return password_form(token, &action, true, StatusCode::UNAUTHORIZED);
+    }
+    let Some(pass) = state.core.share_pass(&access) else {
+        return see_other(&back);
+    };
+    let mut response = see_other(&back);
+    response.headers_mut().append(
+        header::SET_COOKIE,
+        set_cookie(state, &pass_cookie(access.id), &pass, SHARE_PASS_SECONDS),
+    );
+    response
+}
+
+/// POST `/s/{id}`: the password form.
+pub async fn share_unlock(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
+    unlock(&state, &id, &form, false).await
+}
+
+/// POST `/s/{id}/fullscreen`: the password form of the fullscreen page.
+pub async fn share_unlock_fullscreen(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
+    unlock(&state, &id, &form, true).await
+}
