@@ -348,13 +348,13 @@ impl Lectern {
             .store()
             .count_share_view(access.id, Timestamp::now())
             .await?;
-        if count == 1 && access.notify_on_view {
-            if let Some(deck) = self.store().find_deck(access.deck_id).await? {
-                if let Some(owner) = self.store().get_user(deck.owner_id).await? {
-                    self.notifier()
-                        .first_view(&owner, &deck.title, &access.name);
-                }
-            }
+        if count == 1
+            && access.notify_on_view
+            && let Some(deck) = self.store().find_deck(access.deck_id).await?
+            && let Some(owner) = self.store().get_user(deck.owner_id).await?
+        {
+            self.notifier()
+                .first_view(&owner, &deck.title, &access.name);
         }
         Ok(())
     }
