@@ -103,10 +103,8 @@ async fn show(
         Err(_) => return problem_page(ShareProblem::NotFound),
     };
     let first_in_session = cookie(headers, &viewed_cookie(access.id)).is_none();
-    if first_in_session {
-        if let Err(e) = state.core.record_share_view(&access).await {
-            tracing::error!(error = %e, "counting a share view failed");
-        }
+    if first_in_session && let Err(e) = state.core.record_share_view(&access).await {
+        tracing::error!(error = %e, "counting a share view failed");
     }
     let links = [(
         "Fullscreen",
