@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs Lectern's whole test suite: unit and property tests of every crate, and the black-box
 # tests that start the real server on ephemeral ports, first on SQLite, then again on
-# PostgreSQL (each test in a database of its own, dropped afterwards).
+# PostgreSQL (each test in a database of its own, dropped afterwards). The build installs
+# reveal.js with `npm ci` (build.rs); the browser test uses Chromium when it is installed
+# (`apt-get install chromium`; .ci/run does it).
 #
 # PostgreSQL: LECTERN_TEST_POSTGRES_URL names a server and a database to connect to for
 # creating the per-test databases; unset, it defaults to the local server

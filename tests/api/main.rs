@@ -3,6 +3,7 @@
 
 mod common;
 
+mod browser;
 mod cli;
 mod decks;
 mod errors;
