@@ -26,6 +26,7 @@ pub fn build(state: AppState) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
     Router::new()
         // REST API (interface section 4).
+        .route("/v1/openapi.json", get(api::openapi::openapi_json))
         .route("/v1/user", get(api::users::users_get))
         .route("/v1/decks", get(api::decks::list_decks).post(api::decks::create_deck))
         .route("/v1/decks/trashed", get(api::decks::list_trashed_decks))

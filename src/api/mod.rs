@@ -3,6 +3,7 @@
 //! answer in the envelope.
 
 pub mod decks;
+pub mod openapi;
 pub mod shares;
 pub mod slides;
 pub mod team;

@@ -20,8 +20,8 @@ pub struct TotalMeta {
 /// `list_deck_shares`: the deck's private share links, newest first.
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/share", operation_id = "list_deck_shares", tag = "sharing",
     params(("deck_id" = String, Path)),
-    responses((status = 200, body = Envelope<Vec<ShareView>, TotalMeta>), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    responses((status = 200, description = "Success", body = Envelope<Vec<ShareView>, TotalMeta>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
+        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn list_deck_shares(
     State(state): State<AppState>,
@@ -38,8 +38,8 @@ pub async fn list_deck_shares(
 /// `create_deck_share`: a new private link to a `self` or `team` deck.
 #[utoipa::path(post, path = "/v1/decks/{deck_id}/share", operation_id = "create_deck_share", tag = "sharing",
     params(("deck_id" = String, Path)),
-    responses((status = 201, body = Envelope<ShareView>), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    responses((status = 201, description = "Created", body = Envelope<ShareView>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
+        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn create_deck_share(
     State(state): State<AppState>,
@@ -55,8 +55,8 @@ pub async fn create_deck_share(
 /// `revoke_deck_share`: removes a link; 204.
 #[utoipa::path(delete, path = "/v1/decks/{deck_id}/share/{id}", operation_id = "revoke_deck_share", tag = "sharing",
     params(("deck_id" = String, Path), ("id" = String, Path)),
-    responses((status = 204), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    responses((status = 204, description = "Done; no body"), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
+        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn revoke_deck_share(
     State(state): State<AppState>,

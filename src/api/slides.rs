@@ -15,8 +15,8 @@ use crate::http::extract::{Auth, IdPath, JsonBody, QueryParams, SlideIdPath};
 /// `list_slides`: slide summaries in presentation order, paged (default 50, at most 200).
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/slides", operation_id = "list_slides", tag = "slides",
     params(("deck_id" = String, Path), ("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 200)),
-    responses((status = 200, body = Envelope<Vec<SlideSummary>>), (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    responses((status = 200, description = "Success", body = Envelope<Vec<SlideSummary>>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
+        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn list_slides(
     State(state): State<AppState>,
@@ -33,8 +33,8 @@ pub async fn list_slides(
 /// `add_slide`: a new slide at the end, or before/after a reference slide.
 #[utoipa::path(post, path = "/v1/decks/{deck_id}/slides", operation_id = "add_slide", tag = "slides",
     params(("deck_id" = String, Path)),
-    responses((status = 201, body = Envelope<SlidePlace>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    responses((status = 201, description = "Created", body = Envelope<SlidePlace>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
+        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn add_slide(
     State(state): State<AppState>,
@@ -50,8 +50,8 @@ pub async fn add_slide(
 /// `remove_slides`: removes slides and their notes.
 #[utoipa::path(delete, path = "/v1/decks/{deck_id}/slides", operation_id = "remove_slides", tag = "slides",
     params(("deck_id" = String, Path)),
-    responses((status = 200, body = Envelope<SlideCount>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    responses((status = 200, description = "Success", body = Envelope<SlideCount>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
+        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn remove_slides(
     State(state): State<AppState>,
@@ -68,8 +68,8 @@ pub async fn remove_slides(
 /// `get_slide`: one slide with its html and notes.
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/slides/{slide_id}", operation_id = "get_slide", tag = "slides",
     params(("deck_id" = String, Path), ("slide_id" = String, Path)),
-    responses((status = 200, body = Envelope<SlideView>), (status = 401, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    responses((status = 200, description = "Success", body = Envelope<SlideView>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
+        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn get_slide(
     State(state): State<AppState>,
@@ -85,8 +85,8 @@ pub async fn get_slide(
 /// `update_slide`: replaces the html and/or notes; the id stays.
 #[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/{slide_id}", operation_id = "update_slide", tag = "slides",
     params(("deck_id" = String, Path), ("slide_id" = String, Path)),
-    responses((status = 200, body = Envelope<SlidePlace>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    responses((status = 200, description = "Success", body = Envelope<SlidePlace>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
+        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn update_slide(
     State(state): State<AppState>,
@@ -107,8 +107,8 @@ pub async fn update_slide(
 /// `move_slides`: moves slides, in the given order, before or after a target slide.
 #[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/move", operation_id = "move_slides", tag = "slides",
     params(("deck_id" = String, Path)),
-    responses((status = 200, body = Envelope<SlideCount>), (status = 401, body = ErrorBody), (status = 403, body = ErrorBody),
-        (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    responses((status = 200, description = "Success", body = Envelope<SlideCount>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
+        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn move_slides(
     State(state): State<AppState>,

@@ -13,8 +13,8 @@ use crate::http::extract::{Auth, IdPath, QueryParams};
 /// `list_team_decks`: the team's `team` and `all` decks, newest first.
 #[utoipa::path(get, path = "/v1/team/decks", operation_id = "list_team_decks", tag = "team",
     params(("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
-    responses((status = 200, body = Envelope<Vec<TeamDeckSummary>>), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 422, body = ErrorBody)),
+    responses((status = 200, description = "Success", body = Envelope<Vec<TeamDeckSummary>>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
+        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn list_team_decks(
     State(state): State<AppState>,
@@ -28,8 +28,8 @@ pub async fn list_team_decks(
 /// `get_team_deck`: one team deck, with `deck_html` when `include_deck_html=true`.
 #[utoipa::path(get, path = "/v1/team/decks/{id}", operation_id = "get_team_deck", tag = "team",
     params(("id" = String, Path), ("include_deck_html" = Option<bool>, Query)),
-    responses((status = 200, body = Envelope<TeamDeckView>), (status = 401, body = ErrorBody),
-        (status = 403, body = ErrorBody), (status = 404, body = ErrorBody), (status = 422, body = ErrorBody)),
+    responses((status = 200, description = "Success", body = Envelope<TeamDeckView>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
+        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn get_team_deck(
     State(state): State<AppState>,

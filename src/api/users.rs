@@ -11,7 +11,7 @@ use crate::http::extract::Auth;
 
 /// `users_get`: the authenticated account (2.2).
 #[utoipa::path(get, path = "/v1/user", operation_id = "users_get", tag = "account",
-    responses((status = 200, body = Envelope<UserView>), (status = 401, body = ErrorBody)),
+    responses((status = 200, description = "Success", body = Envelope<UserView>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody)),
     security(("bearer" = [])))]
 pub async fn users_get(
     State(state): State<AppState>,

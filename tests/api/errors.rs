@@ -145,3 +145,56 @@ async fn responses_carry_a_request_id_and_healthz_needs_no_credential() {
     assert_eq!(r.json["status"], "ok");
     assert!(!r.headers["x-request-id"].is_empty());
 }
+
+#[tokio::test]
+async fn the_openapi_document_describes_every_operation_built() {
+    let app = TestApp::spawn().await;
+
+    let r = app.call(Method::GET, "/v1/openapi.json", None, None).await;
+
+    r.expect(200);
+    assert_eq!(r.json["openapi"], "3.1.0");
+    let mut ids: Vec<String> = r.json["paths"]
+        .as_object()
+        .unwrap()
+        .values()
+        .flat_map(|p| {
+            p.as_object()
+                .unwrap()
+                .values()
+                .map(|op| op["operationId"].as_str().unwrap().to_string())
+        })
+        .collect();
+    ids.sort();
+    let mut expected = vec![
+        "users_get",
+        "list_decks",
+        "create_deck",
+        "list_trashed_decks",
+        "get_deck",
+        "update_deck",
+        "trash_deck",
+        "recover_deck",
+        "list_slides",
+        "add_slide",
+        "remove_slides",
+        "get_slide",
+        "update_slide",
+        "move_slides",
+        "list_deck_shares",
+        "create_deck_share",
+        "revoke_deck_share",
+        "list_team_decks",
+        "get_team_deck",
+    ];
+    expected.sort();
+    assert_eq!(ids, expected);
+    assert_eq!(
+        r.json["components"]["schemas"]["ThemeColor"]["enum"][0],
+        "white-blue"
+    );
+    assert_eq!(
+        r.json["components"]["securitySchemes"]["bearer"]["scheme"],
+        "bearer"
+    );
+}

@@ -14,10 +14,22 @@ use crate::{Error, Result};
 macro_rules! string_enum {
     ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, utoipa::ToSchema)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
         pub enum $name {
             $(#[serde(rename = $text)] $variant),+
         }
+
+        impl utoipa::PartialSchema for $name {
+            fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+                use utoipa::openapi::schema::{ObjectBuilder, Type};
+                ObjectBuilder::new()
+                    .schema_type(Type::String)
+                    .enum_values(Some([$($text),+]))
+                    .into()
+            }
+        }
+
+        impl utoipa::ToSchema for $name {}
 
         impl $name {
             /// Every value, in the interface's order.

@@ -1,0 +1,63 @@
+//! `/v1/openapi.json`: the OpenAPI 3.1 description of the REST API, generated from the same
+//! handler annotations and Rust types the handlers use.
+
+use axum::Json;
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+use crate::api;
+
+/// Adds the bearer scheme (API key or OAuth access token).
+struct BearerAuth;
+
+impl Modify for BearerAuth {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .description(Some(
+                        "An API key (lk_...) or an OAuth 2.0 access token (lat_...)",
+                    ))
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// The API description.
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "Lectern deck service", version = "1.0.0"),
+    paths(
+        api::users::users_get,
+        api::decks::list_decks,
+        api::decks::create_deck,
+        api::decks::list_trashed_decks,
+        api::decks::get_deck,
+        api::decks::update_deck,
+        api::decks::trash_deck,
+        api::decks::recover_deck,
+        api::slides::list_slides,
+        api::slides::add_slide,
+        api::slides::remove_slides,
+        api::slides::get_slide,
+        api::slides::update_slide,
+        api::slides::move_slides,
+        api::shares::list_deck_shares,
+        api::shares::create_deck_share,
+        api::shares::revoke_deck_share,
+        api::team::list_team_decks,
+        api::team::get_team_deck,
+    ),
+    components(schemas(lectern_core::params::PageMeta)),
+    modifiers(&BearerAuth)
+)]
+pub struct ApiDoc;
+
+/// GET `/v1/openapi.json`.
+pub async fn openapi_json() -> Json<utoipa::openapi::OpenApi> {
+    Json(ApiDoc::openapi())
+}
