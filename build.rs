@@ -1,4 +1,5 @@
-//! Installs the front-end packages the binary embeds (reveal.js, pinned in package-lock.json)
+//! Installs the front-end packages the binary embeds (reveal.js and the @fontsource fonts,
+//! pinned in package-lock.json)
 //! with `npm ci` when they are missing, so `cargo build` and `cargo run` work on a fresh
 //! clone. Needs Node.js and npm on PATH the first time.
 
@@ -9,9 +10,12 @@ fn main() {
     println!("cargo:rerun-if-changed=package.json");
     println!("cargo:rerun-if-changed=package-lock.json");
     let dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    // The last package of the lock file to be installed, and the one everything needs.
     let marker = Path::new(&dir).join("node_modules/reveal.js/dist/reveal.js");
+    let fonts = Path::new(&dir).join("node_modules/@fontsource/quicksand/package.json");
     println!("cargo:rerun-if-changed={}", marker.display());
-    if marker.exists() {
+    println!("cargo:rerun-if-changed={}", fonts.display());
+    if marker.exists() && fonts.exists() {
         return;
     }
     let status = Command::new("npm")

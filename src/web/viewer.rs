@@ -23,6 +23,13 @@ use crate::web::session::MaybeSession;
 #[include = "plugin/notes.js"]
 struct RevealAssets;
 
+/// The preset fonts from the @fontsource npm packages (latin, regular and bold).
+#[derive(RustEmbed)]
+#[folder = "node_modules/@fontsource/"]
+#[include = "*/files/*-latin-400-normal.woff2"]
+#[include = "*/files/*-latin-700-normal.woff2"]
+struct FontAssets;
+
 /// Lectern's own page files.
 #[derive(RustEmbed)]
 #[folder = "assets/web/"]
@@ -54,6 +61,11 @@ fn asset<E: RustEmbed>(path: &str) -> Response {
 /// GET `/assets/reveal/{*path}`.
 pub async fn reveal_asset(Path(path): Path<String>) -> Response {
     asset::<RevealAssets>(&path)
+}
+
+/// GET `/assets/fonts/{*path}`.
+pub async fn font_asset(Path(path): Path<String>) -> Response {
+    asset::<FontAssets>(&path)
 }
 
 /// GET `/assets/web/{*path}`.
@@ -159,6 +171,7 @@ pub(crate) fn render(v: &ViewedDeck, mode: Mode, links: &[(&str, String)]) -> Re
          <title>{}</title>\
          <link rel=\"stylesheet\" href=\"/assets/reveal/reset.css\">\
          <link rel=\"stylesheet\" href=\"/assets/reveal/reveal.css\">\
+         <link rel=\"stylesheet\" href=\"/assets/web/fonts.css\">\
          <link rel=\"stylesheet\" href=\"/assets/web/viewer.css\">\
          <style>{css}</style></head>\
          <body class=\"{class} theme-{} font-{}\">{body}\
