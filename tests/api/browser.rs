@@ -99,3 +99,109 @@ async fn a_deck_url_presents_in_chromium_and_slide_script_never_runs() {
         "no screenshot"
     );
 }
+
+/// Evaluates `js` in the page until it returns a string containing `want` (polling the page's
+/// state, which reveal.js changes asynchronously); returns the last value seen.
+async fn wait_for_text(page: &chromiumoxide::Page, js: &str, want: &str) -> String {
+    let mut last = String::new();
+    for _ in 0..100 {
+        if let Ok(result) = page.evaluate(js).await
+            && let Ok(text) = result.into_value::<String>()
+        {
+            if text.contains(want) {
+                return text;
+            }
+            last = text;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    last
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn arrow_keys_move_through_horizontal_and_vertical_slides_in_chromium() {
+    use chromiumoxide::{Browser, BrowserConfig};
+    use futures::StreamExt;
+
+    let Some(bin) = chromium() else {
+        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let deck = app
+        .import_markdown(
+            &alice,
+            "# One\n---\n## Two\n--\n## Two below\n---\n## Three\n",
+        )
+        .await;
+    let r = app
+        .update_deck(
+            &alice.key,
+            deck,
+            json!({"visibility": "all", "theme_font": "sketch"}),
+        )
+        .await;
+    let url = format!("{}/fullscreen", r.data()["url"].as_str().unwrap());
+    let profile = tempfile::tempdir().unwrap();
+    let config = BrowserConfig::builder()
+        .chrome_executable(bin)
+        .no_sandbox()
+        .new_headless_mode()
+        .user_data_dir(profile.path())
+        .window_size(1280, 720)
+        .args([
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+        ])
+        .build()
+        .unwrap();
+    let (mut browser, mut handler) = Browser::launch(config).await.expect("chromium starts");
+    let events = tokio::spawn(async move { while let Some(Ok(_)) = handler.next().await {} });
+
+    let page = browser.new_page(url.as_str()).await.unwrap();
+    let current = "(() => { const s = document.querySelectorAll('.reveal.main section.present'); \
+                   return s.length ? s[s.length - 1].innerText : ''; })()";
+    let first = wait_for_text(&page, current, "One").await;
+    page.find_element("body")
+        .await
+        .unwrap()
+        .press_key("ArrowRight")
+        .await
+        .unwrap();
+    let second = wait_for_text(&page, current, "Two").await;
+    page.find_element("body")
+        .await
+        .unwrap()
+        .press_key("ArrowDown")
+        .await
+        .unwrap();
+    let below = wait_for_text(&page, current, "Two below").await;
+    // Let the slide transition finish before the screenshot.
+    let settled = "(() => { const s = [...document.querySelectorAll('.reveal.main section.present')].pop(); \
+                   const st = getComputedStyle(s); \
+                   return st.opacity === '1' && (st.transform === 'none' || st.transform === 'matrix(1, 0, 0, 1, 0, 0)') \
+                   ? 'settled' : 'moving'; })()";
+    wait_for_text(&page, settled, "settled").await;
+    let shot = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/viewer-keys.png");
+    std::fs::create_dir_all(shot.parent().unwrap()).unwrap();
+    page.save_screenshot(
+        chromiumoxide::page::ScreenshotParams::builder().build(),
+        &shot,
+    )
+    .await
+    .unwrap();
+    browser.close().await.ok();
+    events.abort();
+
+    assert!(first.contains("One"), "first slide: {first:?}");
+    assert!(
+        second.contains("Two") && !second.contains("below"),
+        "after ArrowRight: {second:?}"
+    );
+    assert!(below.contains("Two below"), "after ArrowDown: {below:?}");
+    assert!(std::fs::metadata(&shot).unwrap().len() > 1000);
+}
