@@ -5,6 +5,7 @@ pub mod api;
 pub mod app;
 pub mod cli;
 pub mod http;
+pub mod notify;
 pub mod oauth;
 pub mod router;
 pub mod web;

@@ -7,6 +7,7 @@ use tokio::net::TcpListener;
 
 use crate::app::{self, AppState};
 use crate::cli::StorageOptions;
+use crate::notify::SmtpNotifier;
 
 /// Runs the HTTP service.
 pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
@@ -16,7 +17,13 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
         .with_context(|| format!("cannot listen on {}", opts.listen))?;
     let bound = listener.local_addr()?;
     let public_url = opts.public_url_for(bound)?;
-    let core = Lectern::new(store, &public_url);
+    let mut core = Lectern::new(store, &public_url);
+    if let Some(url) = &opts.smtp_url {
+        core = core.with_notifier(std::sync::Arc::new(SmtpNotifier::new(
+            url,
+            &opts.smtp_from,
+        )?));
+    }
     if let Some(boot) = core
         .bootstrap()
         .await

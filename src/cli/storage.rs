@@ -47,6 +47,20 @@ pub struct StorageOptions {
     #[arg(long, env = "LECTERN_PUBLIC_URL", global = true)]
     pub public_url: Option<String>,
 
+    /// SMTP relay for first-view notifications of share links, e.g.
+    /// `smtps://user:pass@smtp.example.org:465`; without it they are only logged.
+    #[arg(long, env = "LECTERN_SMTP_URL", global = true, hide_env_values = true)]
+    pub smtp_url: Option<String>,
+
+    /// Sender of notification e-mail.
+    #[arg(
+        long,
+        env = "LECTERN_SMTP_FROM",
+        default_value = "Lectern <lectern@localhost>",
+        global = true
+    )]
+    pub smtp_from: String,
+
     /// Requests per minute per credential; `0` turns limiting off.
     #[arg(long, env = "LECTERN_RATE_LIMIT", default_value_t = 600, global = true)]
     pub rate_limit: u32,

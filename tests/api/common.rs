@@ -147,6 +147,11 @@ impl TestApp {
     /// Starts a server on a fresh database (SQLite, or PostgreSQL when
     /// `LECTERN_TEST_BACKEND=postgres`); it stops when the `TestApp` is dropped.
     pub async fn spawn() -> TestApp {
+        Self::spawn_with(|core| core).await
+    }
+
+    /// Like [`TestApp::spawn`], with the core adjusted by `configure` (e.g. a notifier).
+    pub async fn spawn_with(configure: impl FnOnce(Lectern) -> Lectern) -> TestApp {
         let dir = tempfile::tempdir().expect("a temp dir can be created");
         let pg = if testing_postgres() {
             Some(PgDatabase::create().await)
@@ -164,7 +169,7 @@ impl TestApp {
             .await
             .expect("an ephemeral port is free");
         let base = format!("http://{}", listener.local_addr().unwrap());
-        let core = Lectern::new(store, &base);
+        let core = configure(Lectern::new(store, &base));
         let (tx, rx) = oneshot::channel::<()>();
         let state = AppState { core: core.clone() };
         tokio::spawn(async move {

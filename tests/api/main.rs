@@ -10,6 +10,7 @@ mod errors;
 mod import;
 mod migrate;
 mod multi_server;
+mod notify;
 mod oauth;
 mod shares;
 mod slides;

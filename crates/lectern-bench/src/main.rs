@@ -89,6 +89,8 @@ async fn serve_lectern(data_dir: PathBuf, database_url: Option<String>) -> anyho
         data_dir,
         database_url,
         public_url: None,
+        smtp_url: None,
+        smtp_from: "Lectern <lectern@localhost>".into(),
         rate_limit: 0,
     };
     lectern::cli::serve::run(&opts).await
