@@ -16,7 +16,7 @@ use lectern_core::params::Paging;
 use lectern_core::store::dump::{Cell, Kind, Row as DumpRow, TABLES, TableSpec};
 use lectern_core::store::{
     AccessTokenRecord, ApiKeyInfo, ApiKeyRecord, CodeCheckFn, CodeRecord, DeckListKind,
-    DeckListRecord, DeckRecord, Exchanged, GrantRecord, LoginRecord, NewApiKeyRecord,
+    DeckListRecord, DeckRecord, Exchanged, ExportRecord, GrantRecord, LoginRecord, NewApiKeyRecord,
     NewDeckRecord, NewOAuthClientRecord, NewShareRecord, NewSlideRecord, NewTokenRecord,
     NewUserRecord, OAuthClientRecord, Rotated, SessionInfo, SessionRecord, ShareAccess,
     ShareRecord, SlideEdit, SlideEditFn, SlideHtmlRecord, SlideRecord, SlideSummaryRecord, Store,
@@ -25,8 +25,9 @@ use lectern_core::store::{
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 use lectern_store_sql::{
-    Columns, DECK_SELECT, SHARE_SELECT, TEAM_DECK_SELECT, TEAM_SELECT, USER_SELECT, deck_row,
-    fault, is_unique_violation, share_row, team_deck_row, team_row, unpack_slots, user_row,
+    Columns, DECK_SELECT, EXPORT_SELECT, SHARE_SELECT, TEAM_DECK_SELECT, TEAM_SELECT, USER_SELECT,
+    deck_row, export_row, fault, is_unique_violation, share_row, team_deck_row, team_row,
+    unpack_slots, user_row,
 };
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
 use sqlx::{Postgres, Row, Transaction};
@@ -900,6 +901,182 @@ impl Store for PgStore {
             .as_ref()
             .map(deck_row)
             .transpose()
+    }
+
+    async fn create_export(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        format: &str,
+        options: &str,
+        at: Timestamp,
+    ) -> Result<Option<ExportRecord>> {
+        let mut tx = self.begin_write().await?;
+        let active: Option<i64> = sqlx::query_scalar(
+            "SELECT id FROM decks WHERE id = $1 AND owner_id = $2 AND trashed_at IS NULL",
+        )
+        .bind(deck_id)
+        .bind(owner_id)
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(fault)?;
+        if active.is_none() {
+            return Ok(None);
+        }
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO exports (deck_id, format, options, status, created_at)
+             VALUES ($1, $2, $3, 'pending', $4) RETURNING id",
+        )
+        .bind(deck_id)
+        .bind(format)
+        .bind(options)
+        .bind(at.unix_micros())
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(fault)?;
+        let sql = sqlx::AssertSqlSafe(format!("{EXPORT_SELECT} WHERE e.id = $1"));
+        let row = sqlx::query(sql)
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(fault)?;
+        tx.commit().await.map_err(fault)?;
+        export_row(&row).map(Some)
+    }
+
+    async fn get_export(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        export_id: i64,
+    ) -> Result<Option<ExportRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!(
+            "{EXPORT_SELECT} JOIN decks d ON d.id = e.deck_id
+             WHERE e.id = $1 AND e.deck_id = $2 AND d.owner_id = $3"
+        ));
+        sqlx::query(sql)
+            .bind(export_id)
+            .bind(deck_id)
+            .bind(owner_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(export_row)
+            .transpose()
+    }
+
+    async fn find_export(&self, export_id: i64) -> Result<Option<ExportRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{EXPORT_SELECT} WHERE e.id = $1"));
+        sqlx::query(sql)
+            .bind(export_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(export_row)
+            .transpose()
+    }
+
+    async fn claim_export(
+        &self,
+        now: Timestamp,
+        lease_until: Timestamp,
+        max_attempts: i64,
+    ) -> Result<Option<ExportRecord>> {
+        let mut tx = self.begin_write().await?;
+        sqlx::query(
+            "UPDATE exports SET status = 'failed', completed_at = $1,
+                error = COALESCE(error, 'the export did not finish') || ' (gave up after ' || attempts::text || ' attempts)'
+             WHERE status = 'pending' AND attempts >= $2 AND (lease_until IS NULL OR lease_until < $3)",
+        )
+        .bind(now.unix_micros())
+        .bind(max_attempts)
+        .bind(now.unix_micros())
+        .execute(&mut *tx)
+        .await
+        .map_err(fault)?;
+        let id: Option<i64> = sqlx::query_scalar(
+            "SELECT id FROM exports WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < $1)
+             ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED",
+        )
+        .bind(now.unix_micros())
+        .fetch_optional(&mut *tx)
+        .await
+        .map_err(fault)?;
+        let Some(id) = id else {
+            tx.commit().await.map_err(fault)?;
+            return Ok(None);
+        };
+        sqlx::query("UPDATE exports SET lease_until = $1, attempts = attempts + 1 WHERE id = $2")
+            .bind(lease_until.unix_micros())
+            .bind(id)
+            .execute(&mut *tx)
+            .await
+            .map_err(fault)?;
+        let sql = sqlx::AssertSqlSafe(format!("{EXPORT_SELECT} WHERE e.id = $1"));
+        let row = sqlx::query(sql)
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await
+            .map_err(fault)?;
+        tx.commit().await.map_err(fault)?;
+        export_row(&row).map(Some)
+    }
+
+    async fn complete_export(&self, export_id: i64, file_key: &str, at: Timestamp) -> Result<()> {
+        sqlx::query(
+            "UPDATE exports SET status = 'completed', file_key = $1, completed_at = $2, error = NULL,
+                lease_until = NULL WHERE id = $3",
+        )
+        .bind(file_key)
+        .bind(at.unix_micros())
+        .bind(export_id)
+        .execute(&self.pool)
+        .await
+        .map_err(fault)?;
+        Ok(())
+    }
+
+    async fn fail_export(&self, export_id: i64, error: &str, at: Timestamp) -> Result<()> {
+        sqlx::query(
+            "UPDATE exports SET status = 'failed', error = $1, completed_at = $2, lease_until = NULL
+             WHERE id = $3",
+        )
+        .bind(error)
+        .bind(at.unix_micros())
+        .bind(export_id)
+        .execute(&self.pool)
+        .await
+        .map_err(fault)?;
+        Ok(())
+    }
+
+    async fn release_export(&self, export_id: i64) -> Result<()> {
+        sqlx::query("UPDATE exports SET lease_until = NULL WHERE id = $1 AND status = 'pending'")
+            .bind(export_id)
+            .execute(&self.pool)
+            .await
+            .map_err(fault)?;
+        Ok(())
+    }
+
+    async fn server_secret(&self, name: &str, fresh: &str, at: Timestamp) -> Result<String> {
+        sqlx::query(
+            "INSERT INTO server_secrets (name, value, created_at) VALUES ($1, $2, $3)
+             ON CONFLICT (name) DO NOTHING",
+        )
+        .bind(name)
+        .bind(fresh)
+        .bind(at.unix_micros())
+        .execute(&self.pool)
+        .await
+        .map_err(fault)?;
+        sqlx::query_scalar("SELECT value FROM server_secrets WHERE name = $1")
+            .bind(name)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(fault)
     }
 
     async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>> {

@@ -5,7 +5,9 @@
 
 use lectern_core::deck::{ThemeColor, ThemeFont, Transition, Visibility};
 use lectern_core::layout::SlideSlot;
-use lectern_core::store::{DeckRecord, ShareRecord, TeamDeckListRecord, TeamRecord, UserRecord};
+use lectern_core::store::{
+    DeckRecord, ExportRecord, ShareRecord, TeamDeckListRecord, TeamRecord, UserRecord,
+};
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 use sqlx::Row;
@@ -172,6 +174,26 @@ pub fn share_row(row: &impl Columns) -> Result<ShareRecord> {
         view_count: row.int(7)?,
         first_viewed_at: row.opt_int(8)?.map(time),
         created_at: time(row.int(9)?),
+    })
+}
+
+/// Columns of an export row; pairs with [`export_row`].
+pub const EXPORT_SELECT: &str = "SELECT e.id, e.deck_id, e.format, e.options, e.status, e.error,
+    e.attempts, e.file_key, e.created_at, e.completed_at FROM exports e";
+
+/// Decodes a row selected with [`EXPORT_SELECT`].
+pub fn export_row(row: &impl Columns) -> Result<ExportRecord> {
+    Ok(ExportRecord {
+        id: row.int(0)?,
+        deck_id: row.int(1)?,
+        format: row.text(2)?,
+        options: row.text(3)?,
+        status: row.text(4)?,
+        error: row.opt_text(5)?,
+        attempts: row.int(6)?,
+        file_key: row.opt_text(7)?,
+        created_at: time(row.int(8)?),
+        completed_at: row.opt_int(9)?.map(time),
     })
 }
 

@@ -186,6 +186,59 @@ impl Store for CachedStore {
         self.inner.find_deck(deck_id).await
     }
 
+    async fn create_export(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        format: &str,
+        options: &str,
+        at: Timestamp,
+    ) -> Result<Option<ExportRecord>> {
+        self.inner
+            .create_export(owner_id, deck_id, format, options, at)
+            .await
+    }
+
+    async fn get_export(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        export_id: i64,
+    ) -> Result<Option<ExportRecord>> {
+        self.inner.get_export(owner_id, deck_id, export_id).await
+    }
+
+    async fn find_export(&self, export_id: i64) -> Result<Option<ExportRecord>> {
+        self.inner.find_export(export_id).await
+    }
+
+    async fn claim_export(
+        &self,
+        now: Timestamp,
+        lease_until: Timestamp,
+        max_attempts: i64,
+    ) -> Result<Option<ExportRecord>> {
+        self.inner
+            .claim_export(now, lease_until, max_attempts)
+            .await
+    }
+
+    async fn complete_export(&self, export_id: i64, file_key: &str, at: Timestamp) -> Result<()> {
+        self.inner.complete_export(export_id, file_key, at).await
+    }
+
+    async fn fail_export(&self, export_id: i64, error: &str, at: Timestamp) -> Result<()> {
+        self.inner.fail_export(export_id, error, at).await
+    }
+
+    async fn release_export(&self, export_id: i64) -> Result<()> {
+        self.inner.release_export(export_id).await
+    }
+
+    async fn server_secret(&self, name: &str, fresh: &str, at: Timestamp) -> Result<String> {
+        self.inner.server_secret(name, fresh, at).await
+    }
+
     async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>> {
         self.inner.get_team(id).await
     }

@@ -213,6 +213,28 @@ pub const TABLES: &[TableSpec] = &[
         ],
         serial_id: true,
     },
+    TableSpec {
+        name: "exports",
+        columns: &[
+            ("id", Int),
+            ("deck_id", Int),
+            ("format", Text),
+            ("options", Text),
+            ("status", Text),
+            ("error", Text),
+            ("attempts", Int),
+            ("lease_until", Int),
+            ("file_key", Text),
+            ("created_at", Int),
+            ("completed_at", Int),
+        ],
+        serial_id: true,
+    },
+    TableSpec {
+        name: "server_secrets",
+        columns: &[("name", Text), ("value", Text), ("created_at", Int)],
+        serial_id: false,
+    },
 ];
 
 /// Rows of one table and their checksum.

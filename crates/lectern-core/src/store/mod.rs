@@ -89,6 +89,24 @@ pub struct ShareRecord {
     pub created_at: Timestamp,
 }
 
+/// An export as stored.
+#[derive(Debug, Clone)]
+pub struct ExportRecord {
+    pub id: i64,
+    pub deck_id: i64,
+    /// `pdf` or `zip`.
+    pub format: String,
+    /// The options as JSON text.
+    pub options: String,
+    /// `pending`, `completed` or `failed`.
+    pub status: String,
+    pub error: Option<String>,
+    pub attempts: i64,
+    pub file_key: Option<String>,
+    pub created_at: Timestamp,
+    pub completed_at: Option<Timestamp>,
+}
+
 /// What opening a share link needs.
 #[derive(Debug, Clone)]
 pub struct ShareAccess {
@@ -447,6 +465,42 @@ pub trait Store: Send + Sync {
     async fn count_share_view(&self, share_id: i64, at: Timestamp) -> Result<i64>;
     /// The deck with this id, whoever owns it (share links and exports).
     async fn find_deck(&self, deck_id: i64) -> Result<Option<DeckRecord>>;
+
+    /// Queues an export of the owner's active deck; `None` when there is no such deck.
+    async fn create_export(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        format: &str,
+        options: &str,
+        at: Timestamp,
+    ) -> Result<Option<ExportRecord>>;
+    /// The owner's export of this deck.
+    async fn get_export(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        export_id: i64,
+    ) -> Result<Option<ExportRecord>>;
+    /// An export by id (for downloads, checked by signature).
+    async fn find_export(&self, export_id: i64) -> Result<Option<ExportRecord>>;
+    /// Takes the oldest pending export whose lease is free, leasing it until `lease_until`
+    /// and counting the attempt; first ends as failed every pending export that used up
+    /// `max_attempts`. Atomic across processes (no job runs twice at once).
+    async fn claim_export(
+        &self,
+        now: Timestamp,
+        lease_until: Timestamp,
+        max_attempts: i64,
+    ) -> Result<Option<ExportRecord>>;
+    /// Ends an export as completed with its stored file.
+    async fn complete_export(&self, export_id: i64, file_key: &str, at: Timestamp) -> Result<()>;
+    /// Ends an export as failed with a reason.
+    async fn fail_export(&self, export_id: i64, error: &str, at: Timestamp) -> Result<()>;
+    /// Lets another attempt take the job at once (after a failure that may pass).
+    async fn release_export(&self, export_id: i64) -> Result<()>;
+    /// The server-wide secret `name`, created (from `fresh`) on first use.
+    async fn server_secret(&self, name: &str, fresh: &str, at: Timestamp) -> Result<String>;
 
     /// The team with this id.
     async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>>;
