@@ -2,15 +2,43 @@
 
 use std::future::Future;
 
+use std::sync::Arc;
+
 use lectern_core::Lectern;
+use tokio::sync::Notify;
+
+use crate::export::files::FileStore;
+use crate::export::pdf::PdfRenderer;
+use crate::export::worker::Exporter;
 use tokio::net::TcpListener;
 
 use crate::router;
 
-/// Handler state: the application core.
+/// Handler state: the application core and what the export endpoints need.
 #[derive(Clone)]
 pub struct AppState {
     pub core: Lectern,
+    /// Where export files are kept (downloads read them).
+    pub files: Arc<dyn FileStore>,
+    /// Wakes this server's export worker when a job is queued.
+    pub export_wakeup: Arc<Notify>,
+}
+
+/// Starts `workers` export workers for `state` with `chromium` for PDFs.
+pub fn spawn_export_workers(
+    state: &AppState,
+    chromium: Option<std::path::PathBuf>,
+    workers: usize,
+) {
+    let exporter = Arc::new(Exporter {
+        core: state.core.clone(),
+        files: state.files.clone(),
+        pdf: PdfRenderer::new(chromium),
+        wakeup: state.export_wakeup.clone(),
+    });
+    for _ in 0..workers {
+        tokio::spawn(exporter.clone().run());
+    }
 }
 
 /// Serves the API on `listener` until `shutdown` completes, then lets in-flight requests

@@ -4,6 +4,7 @@
 pub mod api;
 pub mod app;
 pub mod cli;
+pub mod export;
 pub mod http;
 pub mod notify;
 pub mod oauth;

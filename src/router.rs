@@ -55,6 +55,12 @@ pub fn build(state: AppState) -> Router {
             "/v1/decks/{id}/share/{share_id}",
             delete(api::shares::revoke_deck_share),
         )
+        .route("/v1/decks/{id}/exports", post(api::exports::create_deck_export))
+        .route(
+            "/v1/decks/{id}/exports/{export_id}",
+            get(api::exports::get_deck_export),
+        )
+        .route("/exports/{id}/download", get(api::exports::download))
         .route("/v1/team/decks", get(api::team::list_team_decks))
         .route("/v1/team/decks/{id}", get(api::team::get_team_deck))
         // Web sign-in and the API-key page.

@@ -7,6 +7,8 @@
   var root = document.querySelector(".reveal.main");
   var options = Object.assign({}, cfg.reveal, { plugins: [RevealNotes] });
   var deck = new Reveal(root, options);
+  // Exports print with reveal.js's print view (?print-pdf); tell the printer when it is laid out.
+  deck.on("pdf-ready", function () { document.body.setAttribute("data-pdf-ready", "1"); });
   deck.initialize().then(function () {
     if (cfg.mode === "present") {
       presenter(deck);

@@ -3,6 +3,7 @@
 //! answer in the envelope.
 
 pub mod decks;
+pub mod exports;
 pub mod openapi;
 pub mod shares;
 pub mod slides;

@@ -49,6 +49,8 @@ impl Modify for BearerAuth {
         api::shares::list_deck_shares,
         api::shares::create_deck_share,
         api::shares::revoke_deck_share,
+        api::exports::create_deck_export,
+        api::exports::get_deck_export,
         api::team::list_team_decks,
         api::team::get_team_deck,
     ),

@@ -7,6 +7,8 @@ use tokio::net::TcpListener;
 
 use crate::app::{self, AppState};
 use crate::cli::StorageOptions;
+use crate::export::files::LocalFiles;
+use crate::export::pdf::find_chromium;
 use crate::notify::SmtpNotifier;
 
 /// Runs the HTTP service.
@@ -40,7 +42,21 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
     }
     println!("lectern: listening on http://{bound} (public URL {public_url})");
     tracing::info!(listen = %bound, public_url = %public_url, "lectern is serving");
-    app::serve(listener, AppState { core }, shutdown_signal()).await?;
+    let files = LocalFiles::new(opts.data_dir.join("exports"))
+        .with_context(|| format!("cannot create {}", opts.data_dir.join("exports").display()))?;
+    let chromium = find_chromium(opts.chrome_path.as_deref());
+    if chromium.is_none() {
+        tracing::warn!(
+            "Chromium not found: PDF exports will fail until it is installed (apt-get install chromium) or --chrome-path is given"
+        );
+    }
+    let state = AppState {
+        core,
+        files: std::sync::Arc::new(files),
+        export_wakeup: Default::default(),
+    };
+    app::spawn_export_workers(&state, chromium, 1);
+    app::serve(listener, state, shutdown_signal()).await?;
     tracing::info!("lectern stopped");
     Ok(())
 }

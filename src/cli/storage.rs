@@ -61,6 +61,10 @@ pub struct StorageOptions {
     )]
     pub smtp_from: String,
 
+    /// Chromium for PDF exports (default: Debian's chromium or one on PATH).
+    #[arg(long, env = "LECTERN_CHROME", global = true)]
+    pub chrome_path: Option<PathBuf>,
+
     /// Requests per minute per credential; `0` turns limiting off.
     #[arg(long, env = "LECTERN_RATE_LIMIT", default_value_t = 600, global = true)]
     pub rate_limit: u32,

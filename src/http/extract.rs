@@ -160,3 +160,16 @@ impl<S: Send + Sync> FromRequestParts<S> for ShareIdPath {
         Ok(ShareIdPath(lectern_core::params::parse_id("id", raw)?))
     }
 }
+
+/// The `{export_id}` path segment as an integer id, like [`IdPath`].
+pub struct ExportIdPath(pub Option<i64>);
+
+impl<S: Send + Sync> FromRequestParts<S> for ExportIdPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let params = path_params(parts, state).await?;
+        let raw = params.get("export_id").map_or("", String::as_str);
+        Ok(ExportIdPath(lectern_core::params::parse_id("id", raw)?))
+    }
+}

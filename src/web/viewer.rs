@@ -117,20 +117,46 @@ pub(crate) fn viewer_headers(r: &mut Response) {
     );
 }
 
-/// The deck page; `links` go into the default page's header.
-pub(crate) fn render(v: &ViewedDeck, mode: Mode, links: &[(&str, String)]) -> Response {
+/// How a deck document is printed (PDF exports): reveal.js's print options.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PrintOptions {
+    pub margin: f64,
+    pub slide_number: bool,
+    pub slide_notes: bool,
+    pub separate_fragments: bool,
+}
+
+/// The deck page as HTML. `links` go into the default page's header; asset URLs start with
+/// `assets` (`/assets/` on the server, a relative folder in a ZIP); `print` switches reveal.js
+/// to the export's print settings.
+pub(crate) fn deck_document(
+    v: &ViewedDeck,
+    mode: Mode,
+    links: &[(&str, String)],
+    assets: &str,
+    print: Option<PrintOptions>,
+) -> String {
     let d = &v.deck;
+    let mut reveal = json!({
+        "width": d.width, "height": d.height, "margin": d.margin,
+        "transition": d.transition.as_str(),
+        "backgroundTransition": d.background_transition.as_str(),
+        "rtl": d.rtl, "loop": d.loop_, "hash": mode != Mode::Present,
+        "embedded": mode != Mode::Fullscreen,
+        "controls": true,
+        "progress": true, "slideNumber": mode == Mode::Present,
+    });
+    if let Some(p) = print {
+        reveal["margin"] = json!(p.margin);
+        reveal["slideNumber"] = json!(p.slide_number);
+        reveal["showNotes"] = json!(p.slide_notes);
+        reveal["pdfSeparateFragments"] = json!(p.separate_fragments);
+        reveal["controls"] = json!(false);
+        reveal["progress"] = json!(false);
+    }
     let config = json!({
         "mode": match mode { Mode::Present => "present", _ => "view" },
-        "reveal": {
-            "width": d.width, "height": d.height, "margin": d.margin,
-            "transition": d.transition.as_str(),
-            "backgroundTransition": d.background_transition.as_str(),
-            "rtl": d.rtl, "loop": d.loop_, "hash": mode != Mode::Present,
-            "embedded": mode != Mode::Fullscreen,
-            "controls": true,
-            "progress": true, "slideNumber": mode == Mode::Present,
-        }
+        "reveal": reveal,
     })
     .to_string()
     .replace('<', "\\u003c");
@@ -151,43 +177,74 @@ pub(crate) fn render(v: &ViewedDeck, mode: Mode, links: &[(&str, String)]) -> Re
                 escape(&d.title)
             )
         }
-        Mode::Fullscreen => main,
+        Mode::Fullscreen | Mode::Edit => main,
         Mode::Present => format!(
             "{main}<div class=\"side-next\"><div class=\"label\">Next</div><div class=\"reveal next\"><div class=\"slides\">{}</div></div></div>\
              <div class=\"side-notes\"><div id=\"lectern-timer\">00:00:00</div><div class=\"label\">Notes</div><div id=\"lectern-notes\"></div></div>",
             v.slides_html
         ),
-        Mode::Edit => unreachable!("the edit page is rendered by edit_page"),
     };
     let class = match mode {
         Mode::Default => "lectern-default",
-        Mode::Fullscreen => "lectern-fullscreen",
+        Mode::Fullscreen | Mode::Edit => "lectern-fullscreen",
         Mode::Present => "lectern-present",
-        Mode::Edit => "",
     };
-    let html = format!(
+    format!(
         "<!doctype html>\n<html lang=\"{}\" dir=\"{}\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>{}</title>\
-         <link rel=\"stylesheet\" href=\"/assets/reveal/reset.css\">\
-         <link rel=\"stylesheet\" href=\"/assets/reveal/reveal.css\">\
-         <link rel=\"stylesheet\" href=\"/assets/web/fonts.css\">\
-         <link rel=\"stylesheet\" href=\"/assets/web/viewer.css\">\
+         <link rel=\"stylesheet\" href=\"{assets}reveal/reset.css\">\
+         <link rel=\"stylesheet\" href=\"{assets}reveal/reveal.css\">\
+         <link rel=\"stylesheet\" href=\"{assets}web/fonts.css\">\
+         <link rel=\"stylesheet\" href=\"{assets}web/viewer.css\">\
          <style>{css}</style></head>\
          <body class=\"{class} theme-{} font-{}\">{body}\
          <script id=\"lectern-config\" type=\"application/json\">{config}</script>\
-         <script src=\"/assets/reveal/reveal.js\"></script>\
-         <script src=\"/assets/reveal/plugin/notes.js\"></script>\
-         <script src=\"/assets/web/init.js\"></script></body></html>\n",
+         <script src=\"{assets}reveal/reveal.js\"></script>\
+         <script src=\"{assets}reveal/plugin/notes.js\"></script>\
+         <script src=\"{assets}web/init.js\"></script></body></html>\n",
         escape(&d.language),
         if d.rtl { "rtl" } else { "ltr" },
         escape(&d.title),
         d.theme_color.as_str(),
         d.theme_font.as_str(),
-    );
+    )
+}
+
+/// The deck page as a response with the viewer's headers.
+pub(crate) fn render(v: &ViewedDeck, mode: Mode, links: &[(&str, String)]) -> Response {
+    let html = deck_document(v, mode, links, "/assets/", None);
     let mut r = (StatusCode::OK, html).into_response();
     viewer_headers(&mut r);
     r
+}
+
+/// Every embedded front-end file as (path in a ZIP, bytes): `reveal/...`, `web/...` and
+/// `fonts/...`, with the stylesheet's font URLs made relative.
+pub(crate) fn offline_assets() -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    for path in RevealAssets::iter() {
+        if let Some(f) = RevealAssets::get(&path) {
+            out.push((format!("reveal/{path}"), f.data.into_owned()));
+        }
+    }
+    for path in WebAssets::iter() {
+        if let Some(f) = WebAssets::get(&path) {
+            let mut data = f.data.into_owned();
+            if path == "fonts.css" {
+                data = String::from_utf8_lossy(&data)
+                    .replace("/assets/fonts/", "../fonts/")
+                    .into_bytes();
+            }
+            out.push((format!("web/{path}"), data));
+        }
+    }
+    for path in FontAssets::iter() {
+        if let Some(f) = FontAssets::get(&path) {
+            out.push((format!("fonts/{path}"), f.data.into_owned()));
+        }
+    }
+    out
 }
 
 fn edit_page(v: &ViewedDeck, base: &str) -> Response {

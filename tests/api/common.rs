@@ -1,6 +1,8 @@
 //! `TestApp`: a running server on an ephemeral port with its own database, and a small typed
 //! client with one helper per operation.
 
+use std::sync::Arc;
+
 use lectern::app::{self, AppState};
 use lectern_core::Lectern;
 use lectern_core::secret::Secret;
@@ -171,7 +173,15 @@ impl TestApp {
         let base = format!("http://{}", listener.local_addr().unwrap());
         let core = configure(Lectern::new(store, &base));
         let (tx, rx) = oneshot::channel::<()>();
-        let state = AppState { core: core.clone() };
+        let files = lectern::export::files::LocalFiles::new(dir.path().join("exports"))
+            .expect("the export dir can be created");
+        let state = AppState {
+            core: core.clone(),
+            files: Arc::new(files),
+            export_wakeup: Default::default(),
+        };
+        let chromium = lectern::export::pdf::find_chromium(None);
+        lectern::app::spawn_export_workers(&state, chromium, 1);
         tokio::spawn(async move {
             app::serve(listener, state, async {
                 let _ = rx.await;

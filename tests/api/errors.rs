@@ -24,6 +24,8 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("GET", "/v1/decks/1/share"),
     ("POST", "/v1/decks/1/share"),
     ("DELETE", "/v1/decks/1/share/1"),
+    ("POST", "/v1/decks/1/exports"),
+    ("GET", "/v1/decks/1/exports/1"),
     ("GET", "/v1/team/decks"),
     ("GET", "/v1/team/decks/1"),
 ];

@@ -7,6 +7,7 @@ mod browser;
 mod cli;
 mod decks;
 mod errors;
+mod exports;
 mod import;
 mod migrate;
 mod multi_server;

@@ -90,6 +90,7 @@ async fn serve_lectern(data_dir: PathBuf, database_url: Option<String>) -> anyho
         database_url,
         public_url: None,
         smtp_url: None,
+        chrome_path: None,
         smtp_from: "Lectern <lectern@localhost>".into(),
         rate_limit: 0,
     };

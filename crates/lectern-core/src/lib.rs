@@ -16,6 +16,7 @@ pub mod store;
 pub mod views;
 
 pub use service::Lectern;
+pub mod export;
 pub mod import;
 pub mod layout;
 pub mod oauth;

@@ -1,0 +1,123 @@
+//! The export operations (interface 4.6), and the signed download links they hand out.
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use lectern_core::export::{ExportView, NewExport, POLL_AFTER_SECONDS};
+use serde::Serialize;
+
+use crate::api::{Envelope, data};
+use crate::app::AppState;
+use crate::http::error::{ApiError, ErrorBody};
+use crate::http::extract::{Auth, ExportIdPath, IdPath, JsonBody};
+
+/// `meta` of `create_deck_export`.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct PollMeta {
+    /// Seconds to wait before polling `get_deck_export`.
+    pub poll_after_seconds: i64,
+}
+
+/// `create_deck_export`: queues a PDF or ZIP export; 202 with the pending export.
+#[utoipa::path(post, path = "/v1/decks/{deck_id}/exports", operation_id = "create_deck_export", tag = "exports",
+    params(("deck_id" = String, Path)),
+    responses((status = 202, description = "Accepted", body = Envelope<ExportView, PollMeta>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
+        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn create_deck_export(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    IdPath(deck_id): IdPath,
+    JsonBody(body): JsonBody,
+) -> Result<(StatusCode, Json<Envelope<ExportView, PollMeta>>), ApiError> {
+    let new = NewExport::from_json(body)?;
+    let export = state.core.create_deck_export(&caller, deck_id, new).await?;
+    state.export_wakeup.notify_one();
+    Ok((
+        StatusCode::ACCEPTED,
+        Json(Envelope {
+            data: export,
+            meta: Some(PollMeta {
+                poll_after_seconds: POLL_AFTER_SECONDS,
+            }),
+        }),
+    ))
+}
+
+/// `get_deck_export`: the export, with a temporary download link once completed.
+#[utoipa::path(get, path = "/v1/decks/{deck_id}/exports/{id}", operation_id = "get_deck_export", tag = "exports",
+    params(("deck_id" = String, Path), ("id" = String, Path)),
+    responses((status = 200, description = "Success", body = Envelope<ExportView>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
+        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
+    security(("bearer" = [])))]
+pub async fn get_deck_export(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    IdPath(deck_id): IdPath,
+    ExportIdPath(export_id): ExportIdPath,
+) -> Result<Json<Envelope<ExportView>>, ApiError> {
+    Ok(data(
+        state
+            .core
+            .get_deck_export(&caller, deck_id, export_id)
+            .await?,
+    ))
+}
+
+/// GET `/exports/{id}/download?expires=..&signature=..`: the file, for anyone holding a valid
+/// link; a tampered or expired link answers 403 and never the file.
+pub async fn download(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let refused = || {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            "this download link is invalid or has expired",
+        )
+        .into_response()
+    };
+    let (Ok(id), Some(Ok(expires)), Some(sig)) = (
+        id.parse::<i64>(),
+        q.get("expires").map(|e| e.parse::<i64>()),
+        q.get("signature"),
+    ) else {
+        return refused();
+    };
+    let export = match state.core.check_download(id, expires, sig).await {
+        Ok(Some(e)) => e,
+        Ok(None) => return refused(),
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    let key = export.file_key.clone().unwrap_or_default();
+    let bytes = match state.files.get(&key).await {
+        Ok(Some(b)) => b,
+        Ok(None) => {
+            return ApiError::new(StatusCode::NOT_FOUND, "the export file is gone").into_response();
+        }
+        Err(e) => return ApiError::from(lectern_core::Error::internal(e)).into_response(),
+    };
+    let (mime, ext) = if export.format == "pdf" {
+        ("application/pdf", "pdf")
+    } else {
+        ("application/zip", "zip")
+    };
+    let mut r = (StatusCode::OK, bytes).into_response();
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
+    if let Ok(v) = HeaderValue::from_str(&format!(
+        "attachment; filename=\"deck-{}-export-{id}.{ext}\"",
+        export.deck_id
+    )) {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-store"),
+    );
+    r
+}

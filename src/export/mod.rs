@@ -1,0 +1,9 @@
+//! Exports: the workers inside `lectern serve` that take export jobs from the database
+//! (`Store::claim_export`), build the file (a self-contained ZIP presentation, or a PDF
+//! printed by headless Chromium from that same presentation), store it (`files`) and mark
+//! the job completed or failed.
+
+pub mod files;
+pub mod pdf;
+pub mod worker;
+pub mod zip;

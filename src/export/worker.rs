@@ -1,0 +1,145 @@
+//! The export worker loop: claim a job, build its file, store it, mark the job. A job runs
+//! under a lease; a worker that crashes leaves it to be taken again when the lease ends, and
+//! after `MAX_ATTEMPTS` a job ends failed. Each attempt has a time limit.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use lectern_core::Lectern;
+use lectern_core::export::ExportOptions;
+use lectern_core::store::ExportRecord;
+use tokio::sync::Notify;
+
+use crate::export::files::FileStore;
+use crate::export::pdf::{PdfError, PdfRenderer};
+use crate::export::zip::{build_zip, presentation_files};
+use crate::web::viewer::PrintOptions;
+
+/// Attempts a job gets before it ends failed.
+pub const MAX_ATTEMPTS: i64 = 3;
+/// Longest one attempt may take.
+pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long a claimed job stays with its worker (past the time limit, so a live worker is
+/// never overtaken).
+const LEASE: Duration = Duration::from_secs(180);
+/// How often an idle worker looks for jobs another server queued.
+const IDLE_POLL: Duration = Duration::from_millis(500);
+
+/// What the workers share.
+pub struct Exporter {
+    pub core: Lectern,
+    pub files: Arc<dyn FileStore>,
+    pub pdf: PdfRenderer,
+    /// Woken when this server queues a job.
+    pub wakeup: Arc<Notify>,
+}
+
+impl Exporter {
+    /// Runs the worker loop forever.
+    pub async fn run(self: Arc<Self>) {
+        loop {
+            match self.run_one().await {
+                Ok(true) => continue,
+                Ok(false) => {
+                    let _ = tokio::time::timeout(IDLE_POLL, self.wakeup.notified()).await;
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "export queue unavailable");
+                    tokio::time::sleep(IDLE_POLL).await;
+                }
+            }
+        }
+    }
+
+    /// Takes and runs one job; `false` when there was none.
+    pub async fn run_one(&self) -> lectern_core::Result<bool> {
+        let Some(job) = self.core.claim_export_job(LEASE, MAX_ATTEMPTS).await? else {
+            return Ok(false);
+        };
+        let outcome = tokio::time::timeout(ATTEMPT_TIMEOUT, self.build(&job))
+            .await
+            .unwrap_or_else(|_| {
+                Err(BuildError::Transient(format!(
+                    "the attempt took longer than {} s",
+                    ATTEMPT_TIMEOUT.as_secs()
+                )))
+            });
+        match outcome {
+            Ok(bytes) => {
+                let key = format!("{}.{}", job.id, job.format);
+                match self.files.put(&key, bytes).await {
+                    Ok(()) => self.core.complete_export_job(job.id, &key).await?,
+                    Err(e) => {
+                        let reason = format!("storing the file failed: {e}");
+                        self.core.fail_export_job(job.id, &reason).await?
+                    }
+                }
+            }
+            Err(BuildError::Permanent(reason)) => {
+                self.core.fail_export_job(job.id, &reason).await?;
+            }
+            Err(BuildError::Transient(reason)) if job.attempts >= MAX_ATTEMPTS => {
+                let reason = format!("{reason} (gave up after {} attempts)", job.attempts);
+                self.core.fail_export_job(job.id, &reason).await?;
+            }
+            Err(BuildError::Transient(reason)) => {
+                tracing::warn!(export.id = job.id, error = %reason, "export attempt failed; it will be retried");
+                self.core.release_export_job(job.id).await?;
+            }
+        }
+        Ok(true)
+    }
+
+    async fn build(&self, job: &ExportRecord) -> Result<Vec<u8>, BuildError> {
+        let deck = self
+            .core
+            .deck_for_export(job.deck_id)
+            .await
+            .map_err(|e| BuildError::Permanent(format!("the deck is gone: {e}")))?;
+        match job.format.as_str() {
+            "zip" => build_zip(&deck).map_err(|e| BuildError::Transient(e.to_string())),
+            "pdf" => {
+                let o: ExportOptions = serde_json::from_str(&job.options).unwrap_or_default();
+                let print = PrintOptions {
+                    margin: o.margin,
+                    slide_number: o.slide_number,
+                    slide_notes: o.slide_notes,
+                    separate_fragments: o.separate_fragments,
+                };
+                let dir = tempfile::tempdir().map_err(|e| BuildError::Transient(e.to_string()))?;
+                for (path, bytes) in presentation_files(&deck, Some(print)) {
+                    let target = dir.path().join(&path);
+                    if let Some(parent) = target.parent() {
+                        tokio::fs::create_dir_all(parent)
+                            .await
+                            .map_err(|e| BuildError::Transient(e.to_string()))?;
+                    }
+                    tokio::fs::write(&target, bytes)
+                        .await
+                        .map_err(|e| BuildError::Transient(e.to_string()))?;
+                }
+                self.pdf
+                    .print(
+                        &dir.path().join("index.html"),
+                        deck.deck.width,
+                        deck.deck.height,
+                        o.margin,
+                    )
+                    .await
+                    .map_err(|e| match e {
+                        PdfError::Permanent(m) => BuildError::Permanent(m),
+                        PdfError::Transient(m) => BuildError::Transient(m),
+                    })
+            }
+            other => Err(BuildError::Permanent(format!(
+                "unknown export format {other:?}"
+            ))),
+        }
+    }
+}
+
+/// Why building an export failed.
+enum BuildError {
+    Permanent(String),
+    Transient(String),
+}

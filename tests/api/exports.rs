@@ -1,0 +1,347 @@
+//! Exports: validation, the pending -> completed flow for ZIP and PDF, signed downloads, and
+//! the queue's durability and failure handling.
+
+use std::io::Read;
+use std::sync::Arc;
+
+use reqwest::Method;
+use serde_json::{Value, json};
+
+use crate::common::{TestApp, TestUser};
+
+async fn create(app: &TestApp, user: &TestUser, deck: &Value, body: Value) -> crate::common::Resp {
+    app.call(
+        Method::POST,
+        &format!("/v1/decks/{deck}/exports"),
+        Some(&user.key),
+        Some(body),
+    )
+    .await
+}
+
+/// Polls `get_deck_export` until the export leaves `pending` (or a minute passes).
+async fn finished(app: &TestApp, user: &TestUser, deck: &Value, id: &Value) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..600 {
+        let r = app
+            .call(
+                Method::GET,
+                &format!("/v1/decks/{deck}/exports/{id}"),
+                Some(&user.key),
+                None,
+            )
+            .await;
+        r.expect(200);
+        last = r.data().clone();
+        if last["status"] != "pending" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    last
+}
+
+async fn deck(app: &TestApp, user: &TestUser) -> Value {
+    let r = app
+        .create_deck(&user.key, json!({"title": "Quarterly", "slides": [
+            {"html": "<section><h1>Alpha title</h1></section>", "notes": "Speaker note alpha"},
+            {"html": "<section><h2>Beta title</h2><p class=\"fragment\">step one</p><p class=\"fragment\">step two</p></section>"},
+            {"html": "<section><h2>Gamma title</h2></section>"}
+        ]}))
+        .await;
+    r.expect(201);
+    r.data()["id"].clone()
+}
+
+#[tokio::test]
+async fn export_requests_are_validated() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let mallory = app.user("mallory").await;
+    let d = deck(&app, &alice).await;
+
+    for body in [
+        json!({}),
+        json!({"format": "docx"}),
+        json!({"format": "pdf", "margin": 0.3}),
+        json!({"format": "pdf", "slide_notes": "yes"}),
+        json!({"format": "zip", "slide_number": true}),
+        json!({"format": "zip", "extra": 1}),
+    ] {
+        create(&app, &alice, &d, body).await.expect_error(422);
+    }
+    app.call(
+        Method::POST,
+        &format!("/v1/decks/{d}/exports"),
+        Some(&alice.key),
+        None,
+    )
+    .await
+    .expect_error(422);
+    create(&app, &mallory, &d, json!({"format": "zip"}))
+        .await
+        .expect_error(404);
+    let mine = create(&app, &alice, &d, json!({"format": "zip"})).await;
+    let id = mine.data()["id"].clone();
+    app.call(
+        Method::GET,
+        &format!("/v1/decks/{d}/exports/{id}"),
+        Some(&mallory.key),
+        None,
+    )
+    .await
+    .expect_error(404);
+    app.call(
+        Method::GET,
+        &format!("/v1/decks/{d}/exports/999999"),
+        Some(&alice.key),
+        None,
+    )
+    .await
+    .expect_error(404);
+    app.call(
+        Method::GET,
+        &format!("/v1/decks/{d}/exports/abc"),
+        Some(&alice.key),
+        None,
+    )
+    .await
+    .expect_error(422);
+}
+
+#[tokio::test]
+async fn a_zip_export_is_an_offline_presentation_behind_a_signed_link() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let d = deck(&app, &alice).await;
+
+    let r = create(&app, &alice, &d, json!({"format": "zip"})).await;
+
+    r.expect(202);
+    let e = r.data();
+    assert_eq!(e["status"], "pending");
+    assert_eq!(e["format"], "zip");
+    assert_eq!(e["deck_id"], d);
+    assert!(
+        e["completed_at"].is_null()
+            && e["download_url"].is_null()
+            && e["download_url_expires_at"].is_null()
+    );
+    assert_eq!(r.json["meta"]["poll_after_seconds"], 2);
+    let done = finished(&app, &alice, &d, &e["id"]).await;
+    assert_eq!(done["status"], "completed", "{done}");
+    assert!(done["completed_at"].is_string() && done["download_url_expires_at"].is_string());
+    let url = done["download_url"].as_str().unwrap().to_string();
+
+    let resp = reqwest::get(&url).await.unwrap();
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["content-type"], "application/zip");
+    let bytes = resp.bytes().await.unwrap();
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes.to_vec())).unwrap();
+    let mut index = String::new();
+    zip.by_name("index.html")
+        .unwrap()
+        .read_to_string(&mut index)
+        .unwrap();
+    for text in [
+        "Alpha title",
+        "Beta title",
+        "Gamma title",
+        "Speaker note alpha",
+    ] {
+        assert!(index.contains(text), "index.html lacks {text}");
+    }
+    assert!(index.contains("src=\"reveal/reveal.js\"") && !index.contains("/assets/"));
+    for file in [
+        "reveal/reveal.js",
+        "reveal/reveal.css",
+        "web/init.js",
+        "web/viewer.css",
+        "web/fonts.css",
+    ] {
+        assert!(zip.by_name(file).is_ok(), "{file} missing");
+    }
+
+    // Tampered and expired links never give the file.
+    let tampered = url.replace("signature=", "signature=0");
+    assert_eq!(reqwest::get(&tampered).await.unwrap().status(), 403);
+    let expired = format!(
+        "{}/exports/{}/download?expires=1&signature=00",
+        app.base, e["id"]
+    );
+    assert_eq!(reqwest::get(&expired).await.unwrap().status(), 403);
+    let other_id = url.replacen(&format!("/exports/{}/", e["id"]), "/exports/999/", 1);
+    assert_eq!(reqwest::get(&other_id).await.unwrap().status(), 403);
+}
+
+fn pdf_pages(pdf: &[u8]) -> usize {
+    let text = String::from_utf8_lossy(pdf);
+    text.match_indices("/Type /Page")
+        .filter(|(i, _)| !text[i + 11..].starts_with('s'))
+        .count()
+}
+
+fn pdf_text(pdf: &[u8]) -> Option<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("x.pdf");
+    std::fs::write(&path, pdf).unwrap();
+    let out = std::process::Command::new("pdftotext")
+        .arg(&path)
+        .arg("-")
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).to_string())
+}
+
+#[tokio::test]
+async fn pdf_exports_print_one_page_per_slide_with_titles_and_notes() {
+    if lectern::export::pdf::find_chromium(None).is_none() {
+        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+        return;
+    }
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let d = deck(&app, &alice).await;
+
+    let plain = create(&app, &alice, &d, json!({"format": "pdf"}))
+        .await
+        .data()["id"]
+        .clone();
+    let notes = create(
+        &app,
+        &alice,
+        &d,
+        json!({"format": "pdf", "slide_notes": true, "slide_number": true, "margin": 0.1}),
+    )
+    .await
+    .data()["id"]
+        .clone();
+    let steps = create(
+        &app,
+        &alice,
+        &d,
+        json!({"format": "pdf", "separate_fragments": true}),
+    )
+    .await
+    .data()["id"]
+        .clone();
+    let mut files = Vec::new();
+    for id in [&plain, &notes, &steps] {
+        let done = finished(&app, &alice, &d, id).await;
+        assert_eq!(done["status"], "completed", "{done}");
+        let resp = reqwest::get(done["download_url"].as_str().unwrap())
+            .await
+            .unwrap();
+        assert_eq!(resp.headers()["content-type"], "application/pdf");
+        files.push(resp.bytes().await.unwrap().to_vec());
+    }
+
+    assert!(files[0].starts_with(b"%PDF"));
+    assert_eq!(pdf_pages(&files[0]), 3, "one page per slide");
+    assert_eq!(
+        pdf_pages(&files[2]),
+        5,
+        "fragment steps printed separately (1 + 3 + 1)"
+    );
+    if let Some(text) = pdf_text(&files[0]) {
+        for title in ["Alpha title", "Beta title", "Gamma title"] {
+            assert!(text.contains(title), "the PDF lacks {title}: {text}");
+        }
+        assert!(!text.contains("Speaker note alpha"));
+        assert!(
+            pdf_text(&files[1]).unwrap().contains("Speaker note alpha"),
+            "slide_notes prints the notes"
+        );
+    } else {
+        eprintln!("note: pdftotext not installed; PDF text not checked");
+    }
+}
+
+#[tokio::test]
+async fn a_queued_job_survives_a_restart_and_a_dying_browser_ends_it_failed() {
+    use lectern::export::files::LocalFiles;
+    use lectern::export::pdf::PdfRenderer;
+    use lectern::export::worker::{Exporter, MAX_ATTEMPTS};
+    use lectern_core::export::NewExport;
+
+    // A database with jobs queued while no worker ran (a server that stopped after queueing).
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("lectern.db").display());
+    let core = lectern_core::Lectern::new(
+        lectern::cli::storage::open_store(&url).await.unwrap(),
+        "http://127.0.0.1:9",
+    );
+    core.create_user(lectern_core::service::NewUser {
+        username: "alice".into(),
+        email: "a@example.org".into(),
+        name: None,
+        password: None,
+        team: None,
+    })
+    .await
+    .unwrap();
+    let key = core.create_api_key("alice", "").await.unwrap();
+    let caller = core.authenticate_bearer(key.expose()).await.unwrap();
+    let deck = core
+        .create_deck(
+            &caller,
+            lectern_core::deck::NewDeck::from_json(None).unwrap(),
+        )
+        .await
+        .unwrap();
+    let zip = core
+        .create_deck_export(
+            &caller,
+            Some(deck.meta.id),
+            NewExport::from_json(Some(json!({"format": "zip"}))).unwrap(),
+        )
+        .await
+        .unwrap();
+    let pdf = core
+        .create_deck_export(
+            &caller,
+            Some(deck.meta.id),
+            NewExport::from_json(Some(json!({"format": "pdf"}))).unwrap(),
+        )
+        .await
+        .unwrap();
+    let files = Arc::new(LocalFiles::new(dir.path().join("exports")).unwrap());
+
+    // After the "restart", a worker whose browser dies at once takes the jobs from the database.
+    let worker = Exporter {
+        core: core.clone(),
+        files,
+        pdf: PdfRenderer::new(Some("/bin/false".into())),
+        wakeup: Default::default(),
+    };
+    let mut runs = 0;
+    while worker.run_one().await.unwrap() {
+        runs += 1;
+        assert!(runs < 10, "the queue never drains");
+    }
+
+    let zip = core
+        .get_deck_export(&caller, Some(deck.meta.id), Some(zip.id))
+        .await
+        .unwrap();
+    let pdf = core
+        .get_deck_export(&caller, Some(deck.meta.id), Some(pdf.id))
+        .await
+        .unwrap();
+    assert_eq!(zip.status, "completed");
+    assert!(zip.download_url.is_some());
+    assert_eq!(pdf.status, "failed");
+    let reason = pdf.error.unwrap_or_default();
+    assert!(
+        reason.contains("Chromium did not start")
+            && reason.contains(&format!("{MAX_ATTEMPTS} attempts")),
+        "{reason}"
+    );
+    assert_eq!(
+        runs,
+        1 + MAX_ATTEMPTS as usize,
+        "one run for the zip, one per pdf attempt"
+    );
+}
