@@ -186,6 +186,8 @@ async fn the_openapi_document_describes_every_operation_built() {
         "list_deck_shares",
         "create_deck_share",
         "revoke_deck_share",
+        "create_deck_export",
+        "get_deck_export",
         "list_team_decks",
         "get_team_deck",
     ];

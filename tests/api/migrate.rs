@@ -86,6 +86,17 @@ async fn a_round_trip_through_postgres_keeps_every_row() {
     core.create_deck_share(&caller, Some(grouped), share)
         .await
         .unwrap();
+    // An export job, and the download-signing secret (made on the first link check).
+    let export = lectern_core::export::NewExport::from_json(Some(
+        json!({"format": "pdf", "slide_notes": true}),
+    ))
+    .unwrap();
+    core.create_deck_export(&caller, Some(grouped), export)
+        .await
+        .unwrap();
+    core.check_download(1, i64::MAX / 2_000_000, "none")
+        .await
+        .unwrap();
     // A web session, and an OAuth code exchanged for a grant with tokens.
     core.sign_in("alice", &Secret::new("a long password"))
         .await
