@@ -93,7 +93,13 @@ pub async fn download(
         Ok(None) => return refused(),
         Err(e) => return ApiError::from(e).into_response(),
     };
-    let key = export.file_key.clone().unwrap_or_default();
+    let Some(key) = export.file_key.clone() else {
+        return ApiError::new(
+            StatusCode::NOT_FOUND,
+            "the export file was deleted; export again",
+        )
+        .into_response();
+    };
     let bytes = match state.files.get(&key).await {
         Ok(Some(b)) => b,
         Ok(None) => {

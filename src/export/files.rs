@@ -12,6 +12,8 @@ pub trait FileStore: Send + Sync {
     async fn put(&self, key: &str, bytes: Vec<u8>) -> std::io::Result<()>;
     /// The bytes under `key`, if any.
     async fn get(&self, key: &str) -> std::io::Result<Option<Vec<u8>>>;
+    /// Removes `key` (missing is fine).
+    async fn delete(&self, key: &str) -> std::io::Result<()>;
 }
 
 /// Files in a directory (`<data dir>/exports`). With several servers on PostgreSQL, the
@@ -58,6 +60,16 @@ impl FileStore for LocalFiles {
             Ok(b) => Ok(Some(b)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
             Err(e) => Err(e),
+        }
+    }
+
+    async fn delete(&self, key: &str) -> std::io::Result<()> {
+        let Some(path) = self.path(key) else {
+            return Ok(());
+        };
+        match tokio::fs::remove_file(path).await {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
         }
     }
 }

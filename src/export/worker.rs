@@ -22,6 +22,10 @@ pub const ATTEMPT_TIMEOUT: Duration = Duration::from_secs(120);
 /// How long a claimed job stays with its worker (past the time limit, so a live worker is
 /// never overtaken).
 const LEASE: Duration = Duration::from_secs(180);
+/// How long export files are kept after they are made (their links stop working then).
+pub const KEEP_FILES: Duration = Duration::from_secs(7 * 24 * 3600);
+/// How often old files are looked for.
+const CLEANUP_EVERY: Duration = Duration::from_secs(3600);
 /// How often an idle worker looks for jobs another server queued.
 const IDLE_POLL: Duration = Duration::from_millis(500);
 
@@ -47,6 +51,35 @@ impl Exporter {
                     tracing::error!(error = %e, "export queue unavailable");
                     tokio::time::sleep(IDLE_POLL).await;
                 }
+            }
+        }
+    }
+
+    /// Deletes the files of exports older than [`KEEP_FILES`], forever, once an hour.
+    pub async fn run_cleanup(self: Arc<Self>) {
+        loop {
+            if let Err(e) = self.cleanup(KEEP_FILES).await {
+                tracing::warn!(error = %e, "export file cleanup failed");
+            }
+            tokio::time::sleep(CLEANUP_EVERY).await;
+        }
+    }
+
+    /// Deletes the files of exports completed more than `age` ago; returns how many.
+    pub async fn cleanup(&self, age: Duration) -> lectern_core::Result<usize> {
+        let mut removed = 0;
+        loop {
+            let batch = self.core.stale_export_files(age, 100).await?;
+            if batch.is_empty() {
+                return Ok(removed);
+            }
+            for (id, key) in batch {
+                self.files
+                    .delete(&key)
+                    .await
+                    .map_err(lectern_core::Error::internal)?;
+                self.core.forget_export_file(id).await?;
+                removed += 1;
             }
         }
     }

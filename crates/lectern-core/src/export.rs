@@ -247,6 +247,22 @@ impl Lectern {
         self.store().release_export(export_id).await
     }
 
+    /// Workers: completed exports older than `age` whose files may go (at most `limit`).
+    pub async fn stale_export_files(
+        &self,
+        age: std::time::Duration,
+        limit: i64,
+    ) -> Result<Vec<(i64, String)>> {
+        let before =
+            Timestamp::from_unix_micros(Timestamp::now().unix_micros() - age.as_micros() as i64);
+        self.store().stale_export_files(before, limit).await
+    }
+
+    /// Workers: the export's file is deleted.
+    pub async fn forget_export_file(&self, export_id: i64) -> Result<()> {
+        self.store().forget_export_file(export_id).await
+    }
+
     /// Workers: the deck of an export as its pages show it (no visibility check: the job was
     /// queued by the owner).
     pub async fn deck_for_export(&self, deck_id: i64) -> Result<crate::viewer::ViewedDeck> {
@@ -277,7 +293,7 @@ impl Lectern {
             .store()
             .find_export(export_id)
             .await?
-            .filter(|e| e.status == "completed" && e.file_key.is_some()))
+            .filter(|e| e.status == "completed"))
     }
 }
 

@@ -1061,6 +1061,33 @@ impl Store for PgStore {
         Ok(())
     }
 
+    async fn stale_export_files(
+        &self,
+        before: Timestamp,
+        limit: i64,
+    ) -> Result<Vec<(i64, String)>> {
+        let rows = sqlx::query(
+            "SELECT id, file_key FROM exports
+             WHERE status = 'completed' AND file_key IS NOT NULL AND completed_at < $1
+             ORDER BY id LIMIT $2",
+        )
+        .bind(before.unix_micros())
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(fault)?;
+        rows.iter().map(|r| Ok((r.int(0)?, r.text(1)?))).collect()
+    }
+
+    async fn forget_export_file(&self, export_id: i64) -> Result<()> {
+        sqlx::query("UPDATE exports SET file_key = NULL WHERE id = $1")
+            .bind(export_id)
+            .execute(&self.pool)
+            .await
+            .map_err(fault)?;
+        Ok(())
+    }
+
     async fn server_secret(&self, name: &str, fresh: &str, at: Timestamp) -> Result<String> {
         sqlx::query(
             "INSERT INTO server_secrets (name, value, created_at) VALUES ($1, $2, $3)

@@ -235,6 +235,18 @@ impl Store for CachedStore {
         self.inner.release_export(export_id).await
     }
 
+    async fn stale_export_files(
+        &self,
+        before: Timestamp,
+        limit: i64,
+    ) -> Result<Vec<(i64, String)>> {
+        self.inner.stale_export_files(before, limit).await
+    }
+
+    async fn forget_export_file(&self, export_id: i64) -> Result<()> {
+        self.inner.forget_export_file(export_id).await
+    }
+
     async fn server_secret(&self, name: &str, fresh: &str, at: Timestamp) -> Result<String> {
         self.inner.server_secret(name, fresh, at).await
     }

@@ -499,6 +499,11 @@ pub trait Store: Send + Sync {
     async fn fail_export(&self, export_id: i64, error: &str, at: Timestamp) -> Result<()>;
     /// Lets another attempt take the job at once (after a failure that may pass).
     async fn release_export(&self, export_id: i64) -> Result<()>;
+    /// Completed exports finished before `before` whose file is still kept: (id, file key).
+    async fn stale_export_files(&self, before: Timestamp, limit: i64)
+    -> Result<Vec<(i64, String)>>;
+    /// Records that an export's file was deleted (its links answer 404 from now on).
+    async fn forget_export_file(&self, export_id: i64) -> Result<()>;
     /// The server-wide secret `name`, created (from `fresh`) on first use.
     async fn server_secret(&self, name: &str, fresh: &str, at: Timestamp) -> Result<String>;
 
