@@ -4,12 +4,13 @@
 (function () {
   "use strict";
   var cfg = JSON.parse(document.getElementById("lectern-config").textContent);
-  var root = document.querySelector(".reveal.main");
   var options = Object.assign({}, cfg.reveal, { plugins: [RevealNotes] });
-  var deck = new Reveal(root, options);
+  // The main deck is the global Reveal (the first .reveal on the page), as tools that drive
+  // reveal.js decks (decktape, the notes plugin) expect.
+  var deck = Reveal;
   // Exports print with reveal.js's print view (?print-pdf); tell the printer when it is laid out.
   deck.on("pdf-ready", function () { document.body.setAttribute("data-pdf-ready", "1"); });
-  deck.initialize().then(function () {
+  deck.initialize(options).then(function () {
     if (cfg.mode === "present") {
       presenter(deck);
     }

@@ -8,7 +8,10 @@
 //!
 //! Scenarios (all when none is named): `get_deck`, `list_decks`, `create_deck`;
 //! `list_slides_N` (first page) and `move_slides_N` (10 slides moved per request) on a deck
-//! of N = 10, 1000 or 10000 slides; `add_slide` (appends to one deck). Both servers
+//! of N = 10, 1000 or 10000 slides; `add_slide` (appends to one deck); `export_pdf_50`: the
+//! time from `create_deck_export` to `completed` for a 50-slide PDF, cold (first, the browser
+//! starts) and warm, beside decktape 3 printing the same deck page with the same Chromium
+//! (`--decktape PATH`, installed by scripts/bench-exports.sh). Both servers
 //! run as child processes of this binary (`__serve-lectern`, `__serve-baseline`) so that the
 //! load generator, the server under test and the baseline are separate processes, as in
 //! production. Each connection is one HTTP/1.1 keep-alive connection driven by its own task.
@@ -39,6 +42,7 @@ const SCENARIOS: &[&str] = &[
     "move_slides_1000",
     "move_slides_10000",
     "add_slide",
+    "export_pdf_50",
 ];
 
 /// One request shape of a scenario.
@@ -138,6 +142,7 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
     let mut seconds = 10u64;
     let mut scenarios = Vec::new();
     let mut backend = "sqlite".to_string();
+    let mut decktape: Option<String> = None;
     let mut servers = 1usize;
     let mut postgres_url = std::env::var("LECTERN_BENCH_POSTGRES_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
@@ -147,6 +152,7 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
             "--backend" => backend = it.next().context("--backend sqlite|postgres")?,
             "--servers" => servers = it.next().context("--servers N")?.parse()?,
             "--postgres-url" => postgres_url = it.next().context("--postgres-url URL")?,
+            "--decktape" => decktape = Some(it.next().context("--decktape PATH")?),
             "--connections" | "-c" => {
                 connections = it.next().context("--connections N")?.parse()?
             }
@@ -219,6 +225,10 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
         "scenario", "server", "requests", "req/s", "p50 ms", "p99 ms", "errors"
     );
     for scenario in &scenarios {
+        if scenario == "export_pdf_50" {
+            export_bench(addr, &key, decktape.as_deref()).await?;
+            continue;
+        }
         let target = match scenario.as_str() {
             "get_deck" => get(&format!("/v1/decks/{deck_id}"), &key),
             "list_decks" => get("/v1/decks", &key),
@@ -321,6 +331,115 @@ impl BenchDatabase {
             .await?;
         Ok(())
     }
+}
+
+/// Seconds from `create_deck_export` to `completed` (polled every 10 ms).
+async fn export_once(addr: SocketAddr, key: &str, deck: i64) -> anyhow::Result<f64> {
+    let started = Instant::now();
+    let (status, bytes) = once(
+        addr,
+        &post(
+            &format!("/v1/decks/{deck}/exports"),
+            key,
+            &serde_json::json!({"format": "pdf"}),
+        ),
+    )
+    .await?;
+    if status != 202 {
+        bail!("create_deck_export answered {status}");
+    }
+    let id = serde_json::from_slice::<serde_json::Value>(&bytes)?["data"]["id"]
+        .as_i64()
+        .context("export id")?;
+    loop {
+        let (_, bytes) = once(addr, &get(&format!("/v1/decks/{deck}/exports/{id}"), key)).await?;
+        let v: serde_json::Value = serde_json::from_slice(&bytes)?;
+        match v["data"]["status"].as_str() {
+            Some("completed") => return Ok(started.elapsed().as_secs_f64()),
+            Some("failed") => bail!("the export failed: {}", v["data"]["error"]),
+            _ => tokio::time::sleep(Duration::from_millis(10)).await,
+        }
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(|a, b| a.total_cmp(b));
+    xs[xs.len() / 2]
+}
+
+/// The export scenario: Lectern cold and warm, and decktape on the same deck page.
+async fn export_bench(addr: SocketAddr, key: &str, decktape: Option<&str>) -> anyhow::Result<()> {
+    let slides: Vec<serde_json::Value> = (0..50)
+        .map(|i| serde_json::json!({"html": format!("<section><h2>Slide {i}</h2><p>Point {i} of the talk, with some text.</p></section>"), "notes": format!("Note {i}")}))
+        .collect();
+    let body = serde_json::json!({"title": "Export bench", "visibility": "all", "slides": slides});
+    let (status, bytes) = once(addr, &post("/v1/decks", key, &body)).await?;
+    if status != 201 {
+        bail!("creating the 50-slide deck answered {status}");
+    }
+    let created: serde_json::Value = serde_json::from_slice(&bytes)?;
+    let deck = created["data"]["id"].as_i64().context("deck id")?;
+    let cold = export_once(addr, key, deck).await?;
+    let mut warm = Vec::new();
+    for _ in 0..5 {
+        warm.push(export_once(addr, key, deck).await?);
+    }
+    let warm = median(warm);
+    println!(
+        "export_pdf_50 lectern   cold {:>8.3} s   warm (median of 5) {:>8.3} s",
+        cold, warm
+    );
+    let Some(decktape) = decktape else {
+        println!(
+            "export_pdf_50 decktape  not run (pass --decktape PATH; scripts/bench-exports.sh installs it)"
+        );
+        return Ok(());
+    };
+    let chromium = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+        .context("decktape needs Chromium")?;
+    let url = format!(
+        "{}/fullscreen",
+        created["data"]["url"].as_str().context("deck url")?
+    );
+    let dir = tempfile::tempdir()?;
+    let mut runs = Vec::new();
+    for n in 0..4 {
+        let out = dir.path().join(format!("decktape-{n}.pdf"));
+        let started = Instant::now();
+        let status = Command::new(decktape)
+            .args([
+                "reveal",
+                "--size",
+                "1280x720",
+                "--chrome-path",
+                chromium,
+                "--chrome-arg=--no-sandbox",
+                "--chrome-arg=--disable-gpu",
+            ])
+            .arg(&url)
+            .arg(&out)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .await?;
+        if !status.success() {
+            bail!("decktape failed ({status})");
+        }
+        runs.push(started.elapsed().as_secs_f64());
+    }
+    let decktape_cold = runs[0];
+    let decktape_warm = median(runs[1..].to_vec());
+    println!(
+        "export_pdf_50 decktape  cold {:>8.3} s   warm (median of 3) {:>8.3} s",
+        decktape_cold, decktape_warm
+    );
+    println!(
+        "export_pdf_50 decktape/lectern warm: {:.1}x",
+        decktape_warm / warm
+    );
+    Ok(())
 }
 
 /// Creates a deck of `n` slides; returns its id and slide ids in order.
