@@ -39,6 +39,7 @@ pub fn spawn_export_workers(
     for _ in 0..workers {
         tokio::spawn(exporter.clone().run());
     }
+    tokio::spawn(exporter.clone().run_thumbnails());
     tokio::spawn(exporter.run_cleanup());
 }
 

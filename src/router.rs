@@ -61,6 +61,7 @@ pub fn build(state: AppState) -> Router {
             get(api::exports::get_deck_export),
         )
         .route("/exports/{id}/download", get(api::exports::download))
+        .route("/thumbnails/{file}", get(api::exports::thumbnail))
         .route("/v1/team/decks", get(api::team::list_team_decks))
         .route("/v1/team/decks/{id}", get(api::team::get_team_deck))
         // Web sign-in and the API-key page.

@@ -127,3 +127,30 @@ pub async fn download(
     );
     r
 }
+
+/// GET `/thumbnails/{token}.png`: a deck's drawn first slide (the token is unguessable and
+/// changes with every drawing).
+pub async fn thumbnail(State(state): State<AppState>, Path(file): Path<String>) -> Response {
+    let not_found = || ApiError::new(StatusCode::NOT_FOUND, "no such thumbnail").into_response();
+    let Some(token) = file.strip_suffix(".png") else {
+        return not_found();
+    };
+    let deck_id = match state.core.deck_by_thumbnail(token).await {
+        Ok(Some(id)) => id,
+        Ok(None) => return not_found(),
+        Err(e) => return ApiError::from(e).into_response(),
+    };
+    match state.files.get(&format!("thumb-{deck_id}.png")).await {
+        Ok(Some(png)) => {
+            let mut r = (StatusCode::OK, png).into_response();
+            r.headers_mut()
+                .insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
+            r.headers_mut().insert(
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=86400, immutable"),
+            );
+            r
+        }
+        _ => not_found(),
+    }
+}

@@ -118,6 +118,68 @@ impl PdfRenderer {
         result
     }
 
+    /// Draws one slide (`h`, `v`) of an offline presentation page as a PNG, at the window's
+    /// 1280x720 (thumbnails now; slide screenshots for the MCP server later).
+    pub async fn render_slide_png(
+        &self,
+        index_html: &Path,
+        h: usize,
+        v: usize,
+    ) -> Result<Vec<u8>, PdfError> {
+        let Some(bin) = &self.chromium else {
+            return Err(PdfError::Permanent(INSTALL_HINT.into()));
+        };
+        let mut guard = self.browser.lock().await;
+        if guard.is_none() {
+            *guard = Some(Self::launch(bin).await?);
+        }
+        let result = {
+            let (browser, _, _) = guard.as_ref().expect("the browser was just started");
+            Self::screenshot_with(browser, index_html, h, v).await
+        };
+        if result.is_err()
+            && let Some((mut browser, events, _profile)) = guard.take()
+        {
+            let _ = browser.close().await;
+            events.abort();
+        }
+        result
+    }
+
+    async fn screenshot_with(
+        browser: &Browser,
+        index_html: &Path,
+        h: usize,
+        v: usize,
+    ) -> Result<Vec<u8>, PdfError> {
+        let url = format!("file://{}#/{h}/{v}", index_html.display());
+        let page = browser
+            .new_page(url.as_str())
+            .await
+            .map_err(|e| PdfError::Transient(format!("opening the deck failed: {e}")))?;
+        let ready = "typeof Reveal !== 'undefined' && Reveal.isReady() && document.fonts.status === 'loaded'";
+        let mut shown = false;
+        for _ in 0..200 {
+            if let Ok(r) = page.evaluate(ready).await
+                && r.into_value::<bool>().unwrap_or(false)
+            {
+                shown = true;
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        if !shown {
+            let _ = page.close().await;
+            return Err(PdfError::Transient("the deck never became ready".into()));
+        }
+        let png = page
+            .screenshot(chromiumoxide::page::ScreenshotParams::builder().build())
+            .await
+            .map_err(|e| PdfError::Transient(format!("the screenshot failed: {e}")));
+        let _ = page.close().await;
+        png
+    }
+
     async fn print_with(
         browser: &Browser,
         index_html: &Path,

@@ -26,6 +26,10 @@ const LEASE: Duration = Duration::from_secs(180);
 pub const KEEP_FILES: Duration = Duration::from_secs(7 * 24 * 3600);
 /// How often old files are looked for.
 const CLEANUP_EVERY: Duration = Duration::from_secs(3600);
+/// How long a deck must stay unchanged before its thumbnail is drawn.
+pub const THUMBNAIL_DEBOUNCE: Duration = Duration::from_secs(2);
+/// How often the thumbnail loop looks for changed decks.
+const THUMBNAIL_POLL: Duration = Duration::from_secs(1);
 /// How often an idle worker looks for jobs another server queued.
 const IDLE_POLL: Duration = Duration::from_millis(500);
 
@@ -53,6 +57,64 @@ impl Exporter {
                 }
             }
         }
+    }
+
+    /// Draws the first slide of changed decks as their thumbnails, forever: a deck is drawn
+    /// once it has been quiet for [`THUMBNAIL_DEBOUNCE`].
+    pub async fn run_thumbnails(self: Arc<Self>) {
+        loop {
+            match self.draw_thumbnails().await {
+                Ok(0) | Err(_) => tokio::time::sleep(THUMBNAIL_POLL).await,
+                Ok(_) => {}
+            }
+        }
+    }
+
+    /// Draws the thumbnails that are due; returns how many.
+    pub async fn draw_thumbnails(&self) -> lectern_core::Result<usize> {
+        let due = self
+            .core
+            .decks_needing_thumbnails(THUMBNAIL_DEBOUNCE, 5)
+            .await?;
+        let mut drawn = 0;
+        for (deck_id, version) in due {
+            match self.thumbnail_png(deck_id).await {
+                Ok(png) => {
+                    let key = format!("thumb-{deck_id}.png");
+                    if let Err(e) = self.files.put(&key, png).await {
+                        tracing::warn!(deck.id = deck_id, error = %e, "storing a thumbnail failed");
+                        continue;
+                    }
+                    self.core.thumbnail_drawn(deck_id, version).await?;
+                    drawn += 1;
+                }
+                Err(BuildError::Permanent(reason)) => {
+                    // No Chromium: decks keep the generic image.
+                    tracing::debug!(deck.id = deck_id, %reason, "no thumbnail");
+                    return Ok(drawn);
+                }
+                Err(BuildError::Transient(reason)) => {
+                    tracing::warn!(deck.id = deck_id, %reason, "drawing a thumbnail failed");
+                }
+            }
+        }
+        Ok(drawn)
+    }
+
+    async fn thumbnail_png(&self, deck_id: i64) -> Result<Vec<u8>, BuildError> {
+        let deck = self
+            .core
+            .deck_for_export(deck_id)
+            .await
+            .map_err(|e| BuildError::Transient(e.to_string()))?;
+        let dir = write_presentation(&deck, None).await?;
+        self.pdf
+            .render_slide_png(&dir.path().join("index.html"), 0, 0)
+            .await
+            .map_err(|e| match e {
+                PdfError::Permanent(m) => BuildError::Permanent(m),
+                PdfError::Transient(m) => BuildError::Transient(m),
+            })
     }
 
     /// Deletes the files of exports older than [`KEEP_FILES`], forever, once an hour.
@@ -169,6 +231,23 @@ impl Exporter {
             ))),
         }
     }
+}
+
+/// The offline presentation of `deck` in a temporary folder (for Chromium to open).
+async fn write_presentation(
+    deck: &lectern_core::viewer::ViewedDeck,
+    print: Option<PrintOptions>,
+) -> Result<tempfile::TempDir, BuildError> {
+    let io = |e: std::io::Error| BuildError::Transient(e.to_string());
+    let dir = tempfile::tempdir().map_err(io)?;
+    for (path, bytes) in presentation_files(deck, print) {
+        let target = dir.path().join(&path);
+        if let Some(parent) = target.parent() {
+            tokio::fs::create_dir_all(parent).await.map_err(io)?;
+        }
+        tokio::fs::write(&target, bytes).await.map_err(io)?;
+    }
+    Ok(dir)
 }
 
 /// Why building an export failed.

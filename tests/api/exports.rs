@@ -345,3 +345,72 @@ async fn a_queued_job_survives_a_restart_and_a_dying_browser_ends_it_failed() {
         "one run for the zip, one per pdf attempt"
     );
 }
+
+#[tokio::test]
+async fn thumbnails_show_the_first_slide_after_changes_settle() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let r = app
+        .create_deck(
+            &alice.key,
+            json!({"slides": [{"html": "<section><h1>Cover</h1></section>"}]}),
+        )
+        .await;
+    let d = r.data()["id"].clone();
+    let generic = r.data()["thumbnail_url"].as_str().unwrap().to_string();
+    assert!(generic.ends_with("/assets/web/thumbnail.svg"), "{generic}");
+    let svg = reqwest::get(&generic).await.unwrap();
+    assert_eq!(svg.status(), 200);
+    if lectern::export::pdf::find_chromium(None).is_none() {
+        eprintln!("SKIPPED: no Chromium here; thumbnails stay generic");
+        return;
+    }
+
+    let drawn = |previous: String| {
+        let (app, key, d) = (&app, alice.key.clone(), d.clone());
+        async move {
+            for _ in 0..300 {
+                let url = app.get_deck(&key, &d, "").await.data()["thumbnail_url"]
+                    .as_str()
+                    .unwrap()
+                    .to_string();
+                if url.ends_with(".png") && url != previous {
+                    return url;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            panic!("no new thumbnail was drawn");
+        }
+    };
+    let first = drawn(String::new()).await;
+    let png = reqwest::get(&first).await.unwrap();
+    assert_eq!(png.status(), 200);
+    assert_eq!(png.headers()["content-type"], "image/png");
+    assert!(png.bytes().await.unwrap().starts_with(b"\x89PNG"));
+    // The deck list shows the same image.
+    assert_eq!(
+        app.list_decks(&alice.key, "").await.data()[0]["thumbnail_url"],
+        first
+    );
+
+    let slide = app.list_slides(&alice.key, &d, "").await.data()[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    app.update_slide(
+        &alice.key,
+        &d,
+        &slide,
+        json!({"html": "<section><h1>New cover</h1></section>"}),
+    )
+    .await
+    .expect(200);
+    let second = drawn(first.clone()).await;
+    assert_ne!(second, first);
+    assert_eq!(
+        reqwest::get(&first).await.unwrap().status(),
+        404,
+        "the old image is gone"
+    );
+    assert_eq!(reqwest::get(&second).await.unwrap().status(), 200);
+}

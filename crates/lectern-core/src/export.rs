@@ -263,6 +263,35 @@ impl Lectern {
         self.store().forget_export_file(export_id).await
     }
 
+    /// Thumbnails: decks changed since their thumbnail, quiet for `debounce` (at most `limit`).
+    pub async fn decks_needing_thumbnails(
+        &self,
+        debounce: std::time::Duration,
+        limit: i64,
+    ) -> Result<Vec<(i64, Timestamp)>> {
+        let quiet_since = Timestamp::from_unix_micros(
+            Timestamp::now().unix_micros() - debounce.as_micros() as i64,
+        );
+        self.store()
+            .decks_needing_thumbnails(quiet_since, limit)
+            .await
+    }
+
+    /// Thumbnails: a new image of the deck as of `version` is stored; returns its new token.
+    pub async fn thumbnail_drawn(&self, deck_id: i64, version: Timestamp) -> Result<String> {
+        let token = secret::random_alphanumeric(32);
+        self.store().set_thumbnail(deck_id, &token, version).await?;
+        Ok(token)
+    }
+
+    /// Thumbnails: the deck whose current image `token` names.
+    pub async fn deck_by_thumbnail(&self, token: &str) -> Result<Option<i64>> {
+        if token.len() != 32 || !token.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return Ok(None);
+        }
+        self.store().deck_by_thumbnail(token).await
+    }
+
     /// Workers: the deck of an export as its pages show it (no visibility check: the job was
     /// queued by the owner).
     pub async fn deck_for_export(&self, deck_id: i64) -> Result<crate::viewer::ViewedDeck> {

@@ -298,10 +298,10 @@ impl Lectern {
             .into_iter()
             .map(|d| TeamDeckSummary {
                 url: format!("{base}/{}/{}", d.owner_username, d.slug),
+                thumbnail_url: self.thumbnail_url(d.thumbnail_token.as_deref()),
                 id: d.id,
                 title: d.title,
                 description: d.description,
-                thumbnail_url: String::new(),
                 visibility: d.visibility,
                 owner: OwnerView {
                     id: d.owner_id,
@@ -466,10 +466,10 @@ impl Lectern {
                 .into_iter()
                 .map(|d| DeckSummary {
                     url: self.deck_url(&caller.username, &d.slug),
+                    thumbnail_url: self.thumbnail_url(d.thumbnail_token.as_deref()),
                     id: d.id,
                     title: d.title,
                     description: d.description,
-                    thumbnail_url: String::new(),
                 })
                 .collect(),
             meta: paging.meta(total),
@@ -490,10 +490,10 @@ impl Lectern {
         let items = rows
             .into_iter()
             .map(|d| TrashedDeckSummary {
+                thumbnail_url: self.thumbnail_url(d.thumbnail_token.as_deref()),
                 id: d.id,
                 title: d.title,
                 description: d.description,
-                thumbnail_url: String::new(),
                 trashed_at: d
                     .trashed_at
                     .expect("the store lists only decks with trashed_at set as trashed"),
@@ -885,6 +885,14 @@ impl Lectern {
         Ok(())
     }
 
+    /// A deck's thumbnail: its drawn first slide, or the generic image until one exists.
+    fn thumbnail_url(&self, token: Option<&str>) -> String {
+        match token {
+            Some(t) => format!("{}/thumbnails/{t}.png", self.public_url),
+            None => format!("{}/assets/web/thumbnail.svg", self.public_url),
+        }
+    }
+
     fn deck_url(&self, owner_username: &str, slug: &str) -> String {
         format!("{}/{}/{}", self.public_url, owner_username, slug)
     }
@@ -900,7 +908,7 @@ impl Lectern {
             id: d.id,
             title: d.title.clone(),
             description: d.description.clone(),
-            thumbnail_url: String::new(),
+            thumbnail_url: self.thumbnail_url(d.thumbnail_token.as_deref()),
             urls: DeckUrls {
                 default: url.clone(),
                 fullscreen: format!("{url}/fullscreen"),

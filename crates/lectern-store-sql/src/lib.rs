@@ -66,7 +66,7 @@ pub const DECK_SELECT: &str = "SELECT d.id, d.owner_id, u.username, d.title, d.d
     d.visibility, d.css, d.width, d.height, d.margin, d.transition, d.background_transition,
     d.rtl, d.loop_enabled, d.theme_font, d.theme_color, d.language, d.created_at, d.updated_at,
     d.trashed_at, (SELECT COUNT(*) FROM slides s WHERE s.deck_id = d.id) AS slide_count, u.name,
-    u.team_id FROM decks d JOIN users u ON u.id = d.owner_id";
+    u.team_id, d.thumbnail_token FROM decks d JOIN users u ON u.id = d.owner_id";
 
 /// Columns of a user row; pairs with [`user_row`].
 pub const USER_SELECT: &str = "SELECT id, username, email, name, description, website_url,
@@ -107,6 +107,7 @@ pub fn deck_row(row: &impl Columns) -> Result<DeckRecord> {
         slide_count: row.int(21)?,
         owner_name: row.text(22)?,
         owner_team_id: row.opt_int(23)?,
+        thumbnail_token: row.opt_text(24)?,
     })
 }
 
@@ -141,7 +142,7 @@ pub fn team_row(row: &impl Columns) -> Result<TeamRecord> {
 
 /// Columns of a team deck list row; pairs with [`team_deck_row`]. Append the team filter.
 pub const TEAM_DECK_SELECT: &str = "SELECT d.id, d.title, d.description, d.slug, d.visibility,
-    u.id, u.name, u.username FROM decks d JOIN users u ON u.id = d.owner_id";
+    u.id, u.name, u.username, d.thumbnail_token FROM decks d JOIN users u ON u.id = d.owner_id";
 
 /// Decodes a row selected with [`TEAM_DECK_SELECT`].
 pub fn team_deck_row(row: &impl Columns) -> Result<TeamDeckListRecord> {
@@ -154,6 +155,7 @@ pub fn team_deck_row(row: &impl Columns) -> Result<TeamDeckListRecord> {
         owner_id: row.int(5)?,
         owner_name: row.text(6)?,
         owner_username: row.text(7)?,
+        thumbnail_token: row.opt_text(8)?,
     })
 }
 

@@ -417,7 +417,7 @@ impl Store for SqliteStore {
             DeckListKind::Trashed => ("trashed_at IS NOT NULL", "trashed_at DESC, id DESC"),
         };
         let sql = sqlx::AssertSqlSafe(format!(
-            "SELECT id, title, description, slug, trashed_at FROM decks
+            "SELECT id, title, description, slug, trashed_at, thumbnail_token FROM decks
              WHERE owner_id = ? AND {filter} ORDER BY {order} LIMIT ? OFFSET ?"
         ));
         let rows = sqlx::query(sql)
@@ -447,6 +447,7 @@ impl Store for SqliteStore {
                         .try_get::<Option<i64>, _>(4)
                         .map_err(fault)?
                         .map(Timestamp::from_unix_micros),
+                    thumbnail_token: row.try_get(5).map_err(fault)?,
                 })
             })
             .collect::<Result<_>>()?;
@@ -1119,6 +1120,46 @@ impl Store for SqliteStore {
             .await
             .map_err(fault)?;
         Ok(())
+    }
+
+    async fn decks_needing_thumbnails(
+        &self,
+        quiet_since: Timestamp,
+        limit: i64,
+    ) -> Result<Vec<(i64, Timestamp)>> {
+        let rows = sqlx::query(
+            "SELECT id, updated_at FROM decks
+             WHERE trashed_at IS NULL AND (thumbnail_at IS NULL OR thumbnail_at < updated_at)
+               AND updated_at < ?
+             ORDER BY updated_at LIMIT ?",
+        )
+        .bind(quiet_since.unix_micros())
+        .bind(limit)
+        .fetch_all(&self.read)
+        .await
+        .map_err(fault)?;
+        rows.iter()
+            .map(|r| Ok((r.int(0)?, Timestamp::from_unix_micros(r.int(1)?))))
+            .collect()
+    }
+
+    async fn set_thumbnail(&self, deck_id: i64, token: &str, version: Timestamp) -> Result<()> {
+        sqlx::query("UPDATE decks SET thumbnail_token = ?, thumbnail_at = ? WHERE id = ?")
+            .bind(token)
+            .bind(version.unix_micros())
+            .bind(deck_id)
+            .execute(&self.write)
+            .await
+            .map_err(fault)?;
+        Ok(())
+    }
+
+    async fn deck_by_thumbnail(&self, token: &str) -> Result<Option<i64>> {
+        sqlx::query_scalar("SELECT id FROM decks WHERE thumbnail_token = ?")
+            .bind(token)
+            .fetch_optional(&self.read)
+            .await
+            .map_err(fault)
     }
 
     async fn server_secret(&self, name: &str, fresh: &str, at: Timestamp) -> Result<String> {

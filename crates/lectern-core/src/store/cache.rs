@@ -247,6 +247,26 @@ impl Store for CachedStore {
         self.inner.forget_export_file(export_id).await
     }
 
+    async fn decks_needing_thumbnails(
+        &self,
+        quiet_since: Timestamp,
+        limit: i64,
+    ) -> Result<Vec<(i64, Timestamp)>> {
+        self.inner
+            .decks_needing_thumbnails(quiet_since, limit)
+            .await
+    }
+
+    async fn set_thumbnail(&self, deck_id: i64, token: &str, version: Timestamp) -> Result<()> {
+        let result = self.inner.set_thumbnail(deck_id, token, version).await;
+        self.forget_deck(deck_id);
+        result
+    }
+
+    async fn deck_by_thumbnail(&self, token: &str) -> Result<Option<i64>> {
+        self.inner.deck_by_thumbnail(token).await
+    }
+
     async fn server_secret(&self, name: &str, fresh: &str, at: Timestamp) -> Result<String> {
         self.inner.server_secret(name, fresh, at).await
     }

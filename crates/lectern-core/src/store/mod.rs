@@ -283,6 +283,8 @@ pub struct DeckRecord {
     pub owner_name: String,
     /// The owner's team (who may view a `team` deck).
     pub owner_team_id: Option<i64>,
+    /// Names the deck's current thumbnail image, once one was drawn.
+    pub thumbnail_token: Option<String>,
 }
 
 /// A team as stored.
@@ -305,6 +307,7 @@ pub struct TeamDeckListRecord {
     pub owner_id: i64,
     pub owner_name: String,
     pub owner_username: String,
+    pub thumbnail_token: Option<String>,
 }
 
 /// The few columns a deck list shows.
@@ -315,6 +318,7 @@ pub struct DeckListRecord {
     pub description: String,
     pub slug: String,
     pub trashed_at: Option<Timestamp>,
+    pub thumbnail_token: Option<String>,
 }
 
 /// A new deck to store; the backend picks the slug (see [`crate::deck::unique_slug`]).
@@ -504,6 +508,17 @@ pub trait Store: Send + Sync {
     -> Result<Vec<(i64, String)>>;
     /// Records that an export's file was deleted (its links answer 404 from now on).
     async fn forget_export_file(&self, export_id: i64) -> Result<()>;
+    /// Up to `limit` decks (outside the trash) changed since their thumbnail was drawn (or
+    /// never drawn) and unchanged since `quiet_since`: (deck id, updated_at).
+    async fn decks_needing_thumbnails(
+        &self,
+        quiet_since: Timestamp,
+        limit: i64,
+    ) -> Result<Vec<(i64, Timestamp)>>;
+    /// Records a new thumbnail of the deck as of `version` (the deck's updated_at).
+    async fn set_thumbnail(&self, deck_id: i64, token: &str, version: Timestamp) -> Result<()>;
+    /// The deck whose current thumbnail this token names.
+    async fn deck_by_thumbnail(&self, token: &str) -> Result<Option<i64>>;
     /// The server-wide secret `name`, created (from `fresh`) on first use.
     async fn server_secret(&self, name: &str, fresh: &str, at: Timestamp) -> Result<String>;
 
