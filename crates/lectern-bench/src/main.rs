@@ -216,6 +216,7 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
             .unwrap_or(0);
     }
 
+    settle_thumbnails(addr, &key).await?;
     println!(
         "lectern-bench: {connections} connections, {seconds} s per run, loopback, release build, \
          backend {backend}, {servers} lectern server(s)"
@@ -331,6 +332,37 @@ impl BenchDatabase {
             .await?;
         Ok(())
     }
+}
+
+/// Waits until the server has drawn the fixture decks' thumbnails (when it has a Chromium),
+/// so that background drawing does not run during a measurement.
+async fn settle_thumbnails(addr: SocketAddr, key: &str) -> anyhow::Result<()> {
+    let chromium = [
+        "/usr/lib/chromium/chromium",
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+    ]
+    .iter()
+    .any(|p| std::path::Path::new(p).exists());
+    if !chromium {
+        return Ok(());
+    }
+    for _ in 0..600 {
+        let (_, bytes) = once(addr, &get("/v1/decks?per_page=100", key)).await?;
+        let v: serde_json::Value = serde_json::from_slice(&bytes)?;
+        let pending = v["data"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .any(|d| d["thumbnail_url"].as_str().unwrap_or("").ends_with(".svg"))
+            })
+            .unwrap_or(false);
+        if !pending {
+            return Ok(());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    bail!("the server never finished drawing thumbnails")
 }
 
 /// Seconds from `create_deck_export` to `completed` (polled every 10 ms).
