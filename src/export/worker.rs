@@ -30,6 +30,8 @@ const CLEANUP_EVERY: Duration = Duration::from_secs(3600);
 pub const THUMBNAIL_DEBOUNCE: Duration = Duration::from_secs(2);
 /// How often the thumbnail loop looks for changed decks.
 const THUMBNAIL_POLL: Duration = Duration::from_secs(1);
+/// Most thumbnails drawn per round (so at most about this many a second per server).
+const THUMBNAILS_PER_ROUND: i64 = 2;
 /// How often an idle worker looks for jobs another server queued.
 const IDLE_POLL: Duration = Duration::from_millis(500);
 
@@ -63,10 +65,9 @@ impl Exporter {
     /// once it has been quiet for [`THUMBNAIL_DEBOUNCE`].
     pub async fn run_thumbnails(self: Arc<Self>) {
         loop {
-            match self.draw_thumbnails().await {
-                Ok(0) | Err(_) => tokio::time::sleep(THUMBNAIL_POLL).await,
-                Ok(_) => {}
-            }
+            // A burst of changes must not starve requests: at most a few drawings a second.
+            let _ = self.draw_thumbnails().await;
+            tokio::time::sleep(THUMBNAIL_POLL).await;
         }
     }
 
