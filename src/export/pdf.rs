@@ -89,14 +89,12 @@ impl PdfRenderer {
         Ok((browser, events, profile))
     }
 
-    /// Prints `index_html` (an offline presentation folder's page) to PDF.
-    pub async fn print(
+    /// Runs `job` with the warm browser (starting it when needed); a failed job's browser is
+    /// replaced on the next call.
+    async fn with_browser<T>(
         &self,
-        index_html: &Path,
-        width: i64,
-        height: i64,
-        margin: f64,
-    ) -> Result<Vec<u8>, PdfError> {
+        job: impl AsyncFnOnce(&Browser) -> Result<T, PdfError>,
+    ) -> Result<T, PdfError> {
         let Some(bin) = &self.chromium else {
             return Err(PdfError::Permanent(INSTALL_HINT.into()));
         };
@@ -106,16 +104,27 @@ impl PdfRenderer {
         }
         let result = {
             let (browser, _, _) = guard.as_ref().expect("the browser was just started");
-            Self::print_with(browser, index_html, width, height, margin).await
+            job(browser).await
         };
-        if result.is_err() {
-            // A broken browser is replaced on the next job.
-            if let Some((mut browser, events, _profile)) = guard.take() {
-                let _ = browser.close().await;
-                events.abort();
-            }
+        if result.is_err()
+            && let Some((mut browser, events, _profile)) = guard.take()
+        {
+            let _ = browser.close().await;
+            events.abort();
         }
         result
+    }
+
+    /// Prints `index_html` (an offline presentation folder's page) to PDF.
+    pub async fn print(
+        &self,
+        index_html: &Path,
+        width: i64,
+        height: i64,
+        margin: f64,
+    ) -> Result<Vec<u8>, PdfError> {
+        self.with_browser(async |b| Self::print_with(b, index_html, width, height, margin).await)
+            .await
     }
 
     /// Draws one slide (`h`, `v`) of an offline presentation page as a PNG, at the window's
@@ -126,24 +135,8 @@ impl PdfRenderer {
         h: usize,
         v: usize,
     ) -> Result<Vec<u8>, PdfError> {
-        let Some(bin) = &self.chromium else {
-            return Err(PdfError::Permanent(INSTALL_HINT.into()));
-        };
-        let mut guard = self.browser.lock().await;
-        if guard.is_none() {
-            *guard = Some(Self::launch(bin).await?);
-        }
-        let result = {
-            let (browser, _, _) = guard.as_ref().expect("the browser was just started");
-            Self::screenshot_with(browser, index_html, h, v).await
-        };
-        if result.is_err()
-            && let Some((mut browser, events, _profile)) = guard.take()
-        {
-            let _ = browser.close().await;
-            events.abort();
-        }
-        result
+        self.with_browser(async |b| Self::screenshot_with(b, index_html, h, v).await)
+            .await
     }
 
     async fn screenshot_with(

@@ -75,7 +75,7 @@ impl Exporter {
     pub async fn draw_thumbnails(&self) -> lectern_core::Result<usize> {
         let due = self
             .core
-            .decks_needing_thumbnails(THUMBNAIL_DEBOUNCE, 5)
+            .decks_needing_thumbnails(THUMBNAIL_DEBOUNCE, THUMBNAILS_PER_ROUND)
             .await?;
         let mut drawn = 0;
         for (deck_id, version) in due {
