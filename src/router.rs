@@ -95,6 +95,7 @@ pub fn build(state: AppState) -> Router {
         )
         // Operations.
         .route("/healthz", get(web::health::healthz))
+        .route("/metrics", get(http::metrics::metrics))
         .fallback(http::not_found)
         .method_not_allowed_fallback(http::method_not_allowed)
         .layer(
@@ -111,6 +112,7 @@ pub fn build(state: AppState) -> Router {
                     },
                 ))
                 .layer(PropagateRequestIdLayer::new(request_id))
+                .layer(axum::middleware::from_fn(http::metrics::record))
                 .layer(axum::middleware::from_fn(http::json_errors))
                 .layer(CatchPanicLayer::custom(http::panic_response))
                 .layer(TimeoutLayer::with_status_code(

@@ -3,6 +3,7 @@
 
 pub mod error;
 pub mod extract;
+pub mod metrics;
 
 use axum::body::Body;
 use axum::extract::Request;

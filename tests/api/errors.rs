@@ -202,3 +202,22 @@ async fn the_openapi_document_describes_every_operation_built() {
         "bearer"
     );
 }
+
+#[tokio::test]
+async fn metrics_count_requests_by_route_without_ids() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let id = app.new_deck(&alice.key, "Counted").await;
+    app.get_deck(&alice.key, id, "").await.expect(200);
+
+    let r = app.call(Method::GET, "/metrics", None, None).await;
+
+    r.expect(200);
+    assert!(r.text.contains("http_requests_total"), "{}", r.text);
+    assert!(r.text.contains("route=\"/v1/decks/{id}\""), "{}", r.text);
+    assert!(r.text.contains("http_request_duration_seconds"));
+    assert!(
+        !r.text.contains(&format!("/v1/decks/{id}\"")),
+        "raw ids never become labels"
+    );
+}
