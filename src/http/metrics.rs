@@ -1,5 +1,5 @@
 //! `/metrics`: Prometheus text metrics of this process: requests by method, route and
-//! status, and their latency. The recorder is installed once per process; the middleware
+//! status, and the latency of all requests. The recorder is installed once per process; the middleware
 //! records every request.
 
 use std::sync::OnceLock;
@@ -35,8 +35,9 @@ pub async fn record(req: Request, next: Next) -> Response {
     let status = response.status().as_u16().to_string();
     let labels = [("method", method), ("route", route), ("status", status)];
     metrics::counter!("http_requests_total", &labels).increment(1);
-    metrics::histogram!("http_request_duration_seconds", &labels)
-        .record(started.elapsed().as_secs_f64());
+    // One latency histogram for the process: per-route histograms cost too much on the hot
+    // path (get_deck lost ~10% of its throughput with them).
+    metrics::histogram!("http_request_duration_seconds").record(started.elapsed().as_secs_f64());
     response
 }
 
