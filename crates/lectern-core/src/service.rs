@@ -761,24 +761,10 @@ impl Lectern {
         deck_id: Option<i64>,
         input: RemoveSlides,
     ) -> Result<SlideCount> {
-        caller.require(Scope::Manage)?;
-        let edit = self
-            .edit_slides(
-                caller,
-                deck_id,
-                Box::new(move |slots: &[SlideSlot]| {
-                    let plan = layout::remove(slots, &input.slide_ids)?;
-                    Ok(SlideEdit {
-                        plan,
-                        ..SlideEdit::default()
-                    })
-                }),
-            )
-            .await?;
-        Ok(SlideCount {
-            count: edit.plan.count,
-            missing_slide_ids: edit.plan.missing,
+        self.apply_plan(caller, deck_id, move |slots| {
+            layout::remove(slots, &input.slide_ids)
         })
+        .await
     }
 
     /// `move_slides` (4.4).
@@ -788,15 +774,27 @@ impl Lectern {
         deck_id: Option<i64>,
         input: MoveSlides,
     ) -> Result<SlideCount> {
+        self.apply_plan(caller, deck_id, move |slots| {
+            layout::move_slides(slots, &input.slide_ids, &input.anchor)
+        })
+        .await
+    }
+
+    /// Runs a reordering `plan` of the layout rules in one edit and reports its count.
+    async fn apply_plan(
+        &self,
+        caller: &Caller,
+        deck_id: Option<i64>,
+        plan: impl FnOnce(&[SlideSlot]) -> Result<layout::Plan> + Send + 'static,
+    ) -> Result<SlideCount> {
         caller.require(Scope::Manage)?;
         let edit = self
             .edit_slides(
                 caller,
                 deck_id,
                 Box::new(move |slots: &[SlideSlot]| {
-                    let plan = layout::move_slides(slots, &input.slide_ids, &input.anchor)?;
                     Ok(SlideEdit {
-                        plan,
+                        plan: plan(slots)?,
                         ..SlideEdit::default()
                     })
                 }),

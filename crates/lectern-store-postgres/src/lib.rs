@@ -198,6 +198,24 @@ async fn revoke_grant_in(
     Ok(())
 }
 
+/// Whether the owner's deck exists outside the trash, locking its row for the rest of the
+/// transaction.
+async fn lock_active_deck(
+    tx: &mut Transaction<'static, Postgres>,
+    owner_id: i64,
+    deck_id: i64,
+) -> Result<bool> {
+    let active: Option<i64> = sqlx::query_scalar(
+        "SELECT id FROM decks WHERE id = $1 AND owner_id = $2 AND trashed_at IS NULL FOR UPDATE",
+    )
+    .bind(deck_id)
+    .bind(owner_id)
+    .fetch_optional(&mut **tx)
+    .await
+    .map_err(fault)?;
+    Ok(active.is_some())
+}
+
 async fn deck_in_tx(
     tx: &mut Transaction<'static, Postgres>,
     owner_id: i64,
@@ -575,15 +593,7 @@ impl Store for PgStore {
         edit: SlideEditFn,
     ) -> Result<Option<SlideEdit>> {
         let mut tx = self.begin_write().await?;
-        let active: Option<i64> = sqlx::query_scalar(
-            "SELECT id FROM decks WHERE id = $1 AND owner_id = $2 AND trashed_at IS NULL FOR UPDATE",
-        )
-        .bind(deck_id)
-        .bind(owner_id)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(fault)?;
-        if active.is_none() {
+        if !lock_active_deck(&mut tx, owner_id, deck_id).await? {
             return Ok(None);
         }
         let slots = slots_in(&mut *tx, deck_id).await?;
@@ -780,15 +790,7 @@ impl Store for PgStore {
         max: i64,
     ) -> Result<Option<ShareRecord>> {
         let mut tx = self.begin_write().await?;
-        let active: Option<i64> = sqlx::query_scalar(
-            "SELECT id FROM decks WHERE id = $1 AND owner_id = $2 AND trashed_at IS NULL FOR UPDATE",
-        )
-        .bind(deck_id)
-        .bind(owner_id)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(fault)?;
-        if active.is_none() {
+        if !lock_active_deck(&mut tx, owner_id, deck_id).await? {
             return Ok(None);
         }
         let live: i64 = sqlx::query_scalar(
@@ -913,15 +915,7 @@ impl Store for PgStore {
         at: Timestamp,
     ) -> Result<Option<ExportRecord>> {
         let mut tx = self.begin_write().await?;
-        let active: Option<i64> = sqlx::query_scalar(
-            "SELECT id FROM decks WHERE id = $1 AND owner_id = $2 AND trashed_at IS NULL",
-        )
-        .bind(deck_id)
-        .bind(owner_id)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(fault)?;
-        if active.is_none() {
+        if !lock_active_deck(&mut tx, owner_id, deck_id).await? {
             return Ok(None);
         }
         let id: i64 = sqlx::query_scalar(

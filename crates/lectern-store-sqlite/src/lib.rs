@@ -255,6 +255,24 @@ async fn revoke_grant_in(
     Ok(())
 }
 
+/// Whether the owner's deck exists outside the trash, locking its row for the rest of the
+/// transaction (SQLite: the write transaction already holds the database lock).
+async fn lock_active_deck(
+    tx: &mut Transaction<'static, Sqlite>,
+    owner_id: i64,
+    deck_id: i64,
+) -> Result<bool> {
+    let active: Option<i64> = sqlx::query_scalar(
+        "SELECT id FROM decks WHERE id = ? AND owner_id = ? AND trashed_at IS NULL",
+    )
+    .bind(deck_id)
+    .bind(owner_id)
+    .fetch_optional(&mut **tx)
+    .await
+    .map_err(fault)?;
+    Ok(active.is_some())
+}
+
 async fn deck_in_tx(
     tx: &mut Transaction<'static, Sqlite>,
     owner_id: i64,
@@ -624,15 +642,7 @@ impl Store for SqliteStore {
         edit: SlideEditFn,
     ) -> Result<Option<SlideEdit>> {
         let mut tx = self.begin_write().await?;
-        let active: Option<i64> = sqlx::query_scalar(
-            "SELECT id FROM decks WHERE id = ? AND owner_id = ? AND trashed_at IS NULL",
-        )
-        .bind(deck_id)
-        .bind(owner_id)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(fault)?;
-        if active.is_none() {
+        if !lock_active_deck(&mut tx, owner_id, deck_id).await? {
             return Ok(None);
         }
         let slots = slots_in(&mut *tx, deck_id).await?;
@@ -813,15 +823,7 @@ impl Store for SqliteStore {
         max: i64,
     ) -> Result<Option<ShareRecord>> {
         let mut tx = self.begin_write().await?;
-        let active: Option<i64> = sqlx::query_scalar(
-            "SELECT id FROM decks WHERE id = ? AND owner_id = ? AND trashed_at IS NULL",
-        )
-        .bind(deck_id)
-        .bind(owner_id)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(fault)?;
-        if active.is_none() {
+        if !lock_active_deck(&mut tx, owner_id, deck_id).await? {
             return Ok(None);
         }
         let live: i64 = sqlx::query_scalar(
@@ -946,15 +948,7 @@ impl Store for SqliteStore {
         at: Timestamp,
     ) -> Result<Option<ExportRecord>> {
         let mut tx = self.begin_write().await?;
-        let active: Option<i64> = sqlx::query_scalar(
-            "SELECT id FROM decks WHERE id = ? AND owner_id = ? AND trashed_at IS NULL",
-        )
-        .bind(deck_id)
-        .bind(owner_id)
-        .fetch_optional(&mut *tx)
-        .await
-        .map_err(fault)?;
-        if active.is_none() {
+        if !lock_active_deck(&mut tx, owner_id, deck_id).await? {
             return Ok(None);
         }
         let id: i64 = sqlx::query_scalar(
