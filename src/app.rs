@@ -22,18 +22,18 @@ pub struct AppState {
     pub files: Arc<dyn FileStore>,
     /// Wakes this server's export worker when a job is queued.
     pub export_wakeup: Arc<Notify>,
+    /// The warm Chromium: PDF exports, thumbnails and MCP slide screenshots.
+    pub renderer: Arc<PdfRenderer>,
+    /// Settings of the MCP server on `/mcp`.
+    pub mcp: crate::mcp::McpOptions,
 }
 
-/// Starts `workers` export workers for `state` with `chromium` for PDFs.
-pub fn spawn_export_workers(
-    state: &AppState,
-    chromium: Option<std::path::PathBuf>,
-    workers: usize,
-) {
+/// Starts `workers` export workers for `state` (PDFs printed by `state.renderer`).
+pub fn spawn_export_workers(state: &AppState, workers: usize) {
     let exporter = Arc::new(Exporter {
         core: state.core.clone(),
         files: state.files.clone(),
-        pdf: PdfRenderer::new(chromium),
+        pdf: state.renderer.clone(),
         wakeup: state.export_wakeup.clone(),
     });
     for _ in 0..workers {

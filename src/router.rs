@@ -13,7 +13,7 @@ use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::app::AppState;
-use crate::{api, http, oauth, web};
+use crate::{api, http, mcp, oauth, web};
 
 /// Largest request body (413 above it).
 pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
@@ -24,6 +24,12 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 /// The whole application.
 pub fn build(state: AppState) -> Router {
     let request_id = HeaderName::from_static("x-request-id");
+    let mcp_service = ServiceBuilder::new()
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            mcp::http::guard,
+        ))
+        .service(mcp::http::service(&state));
     Router::new()
         // REST API (interface section 4).
         .route("/v1/openapi.json", get(api::openapi::openapi_json))
@@ -77,6 +83,12 @@ pub fn build(state: AppState) -> Router {
         .route("/.well-known/oauth-authorization-server", get(oauth::server_metadata))
         .route("/.well-known/oauth-protected-resource", get(oauth::resource_metadata))
         .route("/.well-known/oauth-protected-resource/v1", get(oauth::resource_metadata))
+        // MCP server (Streamable HTTP), and its protected resource metadata (RFC 9728).
+        .route_service("/mcp", mcp_service)
+        .route(
+            "/.well-known/oauth-protected-resource/mcp",
+            get(mcp::http::resource_metadata),
+        )
         // Deck pages and the files they load.
         .route("/assets/reveal/{*path}", get(web::viewer::reveal_asset))
         .route("/assets/web/{*path}", get(web::viewer::web_asset))

@@ -1,7 +1,8 @@
-//! The `lectern` command line of the operating contract: `serve` and the `admin` commands,
+//! The `lectern` command line of the operating contract: `serve`, `mcp` and the `admin` commands,
 //! all sharing the storage options (so admin commands work on a running server's data).
 
 pub mod admin;
+pub mod mcp;
 pub mod serve;
 pub mod storage;
 
@@ -24,8 +25,10 @@ pub struct Cli {
 /// What to run.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the HTTP service (REST API and web pages).
+    /// Run the HTTP service (REST API, web pages, MCP on /mcp).
     Serve,
+    /// Run the MCP server on stdin/stdout for one account (its API key).
+    Mcp(mcp::McpArgs),
     /// Manage accounts, API keys and OAuth clients.
     #[command(subcommand)]
     Admin(admin::AdminCommand),
@@ -48,6 +51,7 @@ pub fn run() -> ExitCode {
     let result = runtime.block_on(async move {
         match cli.command {
             Command::Serve => serve::run(&cli.storage).await,
+            Command::Mcp(args) => mcp::run(&cli.storage, &args).await,
             Command::Admin(cmd) => admin::run(&cli.storage, cmd).await,
         }
     });

@@ -8,7 +8,8 @@ use tokio::net::TcpListener;
 use crate::app::{self, AppState};
 use crate::cli::StorageOptions;
 use crate::export::files::LocalFiles;
-use crate::export::pdf::find_chromium;
+use crate::export::pdf::{PdfRenderer, find_chromium};
+use crate::mcp::McpOptions;
 use crate::notify::SmtpNotifier;
 
 /// Runs the HTTP service.
@@ -54,8 +55,10 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
         core,
         files: std::sync::Arc::new(files),
         export_wakeup: Default::default(),
+        renderer: std::sync::Arc::new(PdfRenderer::new(chromium)),
+        mcp: McpOptions::from_env(bound, &public_url)?,
     };
-    app::spawn_export_workers(&state, chromium, 1);
+    app::spawn_export_workers(&state, 1);
     app::serve(listener, state, shutdown_signal()).await?;
     tracing::info!("lectern stopped");
     Ok(())

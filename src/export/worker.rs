@@ -39,7 +39,8 @@ const IDLE_POLL: Duration = Duration::from_millis(500);
 pub struct Exporter {
     pub core: Lectern,
     pub files: Arc<dyn FileStore>,
-    pub pdf: PdfRenderer,
+    /// The warm Chromium, shared with the MCP server's slide screenshots.
+    pub pdf: Arc<PdfRenderer>,
     /// Woken when this server queues a job.
     pub wakeup: Arc<Notify>,
 }
@@ -108,9 +109,7 @@ impl Exporter {
             .deck_for_export(deck_id)
             .await
             .map_err(|e| BuildError::Transient(e.to_string()))?;
-        let dir = write_presentation(&deck, None).await?;
-        self.pdf
-            .render_slide_png(&dir.path().join("index.html"), 0, 0)
+        slide_png(&self.pdf, &deck, 0, 0)
             .await
             .map_err(|e| match e {
                 PdfError::Permanent(m) => BuildError::Permanent(m),
@@ -232,6 +231,22 @@ impl Exporter {
             ))),
         }
     }
+}
+
+/// Draws slide (`h`, `v`) of `deck` as its pages show it, as a 1280x720 PNG (thumbnails and
+/// the MCP server's `get_slide_screenshot`).
+pub async fn slide_png(
+    pdf: &PdfRenderer,
+    deck: &lectern_core::viewer::ViewedDeck,
+    h: usize,
+    v: usize,
+) -> Result<Vec<u8>, PdfError> {
+    let dir = write_presentation(deck, None).await.map_err(|e| match e {
+        BuildError::Permanent(m) => PdfError::Permanent(m),
+        BuildError::Transient(m) => PdfError::Transient(m),
+    })?;
+    pdf.render_slide_png(&dir.path().join("index.html"), h, v)
+        .await
 }
 
 /// The offline presentation of `deck` in a temporary folder (for Chromium to open).

@@ -175,13 +175,15 @@ impl TestApp {
         let (tx, rx) = oneshot::channel::<()>();
         let files = lectern::export::files::LocalFiles::new(dir.path().join("exports"))
             .expect("the export dir can be created");
+        let chromium = lectern::export::pdf::find_chromium(None);
         let state = AppState {
             core: core.clone(),
             files: Arc::new(files),
             export_wakeup: Default::default(),
+            renderer: Arc::new(lectern::export::pdf::PdfRenderer::new(chromium)),
+            mcp: Default::default(),
         };
-        let chromium = lectern::export::pdf::find_chromium(None);
-        lectern::app::spawn_export_workers(&state, chromium, 1);
+        lectern::app::spawn_export_workers(&state, 1);
         tokio::spawn(async move {
             app::serve(listener, state, async {
                 let _ = rx.await;

@@ -313,7 +313,7 @@ async fn a_queued_job_survives_a_restart_and_a_dying_browser_ends_it_failed() {
     let worker = Exporter {
         core: core.clone(),
         files,
-        pdf: PdfRenderer::new(Some("/bin/false".into())),
+        pdf: std::sync::Arc::new(PdfRenderer::new(Some("/bin/false".into()))),
         wakeup: Default::default(),
     };
     let mut runs = 0;

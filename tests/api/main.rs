@@ -9,6 +9,7 @@ mod decks;
 mod errors;
 mod exports;
 mod import;
+mod mcp;
 mod migrate;
 mod multi_server;
 mod notify;

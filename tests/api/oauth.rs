@@ -226,6 +226,46 @@ async fn tokens(s: &Setup, scopes: &[&str]) -> oauth2::basic::BasicTokenResponse
         .expect("the code exchanges for tokens")
 }
 
+/// An access token for the account `alice` (created by the caller with the test password)
+/// through the whole flow: a public client registered at `/oauth/register`, sign-in, consent,
+/// and the code exchange with PKCE. `resource`: the RFC 8707 resource (None: the REST API).
+pub(crate) async fn access_token(app: &TestApp, resource: Option<&str>, scopes: &[&str]) -> String {
+    let reg: Value = reqwest::Client::new()
+        .post(format!("{}/oauth/register", app.base))
+        .json(&json!({"client_name": "MCP test", "redirect_uris": ["http://127.0.0.1/callback"], "token_endpoint_auth_method": "none"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let client = BasicClient::new(ClientId::new(reg["client_id"].as_str().unwrap().into()))
+        .set_auth_uri(AuthUrl::new(format!("{}/oauth/authorize", app.base)).unwrap())
+        .set_token_uri(TokenUrl::new(format!("{}/oauth/token", app.base)).unwrap())
+        .set_redirect_uri(RedirectUrl::new("http://127.0.0.1:49152/callback".into()).unwrap());
+    let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+    let mut req = client
+        .authorize_url(CsrfToken::new_random)
+        .set_pkce_challenge(challenge);
+    for scope in scopes {
+        req = req.add_scope(OScope::new(scope.to_string()));
+    }
+    if let Some(resource) = resource {
+        req = req.add_extra_param("resource", resource.to_string());
+    }
+    let (url, _) = req.url();
+    let code = consent(app, &browser(), url.as_str(), "approve").await["code"].clone();
+    client
+        .exchange_code(AuthorizationCode::new(code))
+        .set_pkce_verifier(verifier)
+        .request_async(&http)
+        .await
+        .expect("the code exchanges for tokens")
+        .access_token()
+        .secret()
+        .clone()
+}
+
 async fn status(
     app: &TestApp,
     method: Method,

@@ -17,7 +17,7 @@ pub const MAX_NOTES_CHARS: usize = 10_000;
 /// Attributes allowed on a slide's `<section>` besides the `data-background*` and
 /// `data-auto-animate*` families: the reveal.js per-slide settings and the global
 /// presentation attributes.
-const ALLOWED_SECTION_ATTRIBUTES: &[&str] = &[
+pub const ALLOWED_SECTION_ATTRIBUTES: &[&str] = &[
     "class",
     "id",
     "style",

@@ -19,14 +19,17 @@ use crate::store::{
 };
 use crate::time::Timestamp;
 use crate::views::{
-    AccountView, CreatedDeck, DeckMeta, DeckSummary, DeckUrls, DeckView, OwnerView, SlideCount,
-    SlidePlace, SlideSummary, SlideView, TeamDeckSummary, TeamDeckView, TeamView,
+    AccountView, CreatedDeck, DeckMeta, DeckSearchHit, DeckSummary, DeckUrls, DeckView, OwnerView,
+    SlideCount, SlidePlace, SlideSummary, SlideView, TeamDeckSummary, TeamDeckView, TeamView,
     TrashedDeckSummary, UserView,
 };
 use crate::{Error, Result};
 
 /// How often at most a key's `last_used_at` is written (reads stay read-only otherwise).
 const KEY_TOUCH_INTERVAL_MICROS: i64 = 60 * 1_000_000;
+
+/// Longest `search_decks` query, in characters.
+pub const MAX_SEARCH_CHARS: usize = 200;
 
 /// Length of generated slide ids (62^16 ≈ 2^95 possibilities).
 const SLIDE_ID_LEN: usize = 16;
@@ -119,12 +122,21 @@ impl Lectern {
 
     // ---- accounts -------------------------------------------------------------------------
 
-    /// Turns a bearer credential into a caller, or 401.
+    /// Turns a bearer credential for the REST API into a caller, or 401.
     pub async fn authenticate_bearer(&self, presented: &str) -> Result<Caller> {
+        self.authenticate_bearer_for(presented, crate::oauth::Resource::Rest)
+            .await
+    }
+
+    /// Turns a bearer credential into a caller of `resource`, or 401: an API key (good for
+    /// every resource) or an OAuth access token issued for `resource` (RFC 8707 audience).
+    pub async fn authenticate_bearer_for(
+        &self,
+        presented: &str,
+        resource: crate::oauth::Resource,
+    ) -> Result<Caller> {
         if presented.starts_with("lat_") {
-            return self
-                .authenticate_access_token(presented, crate::oauth::Resource::Rest)
-                .await;
+            return self.authenticate_access_token(presented, resource).await;
         }
         let unauthorized = || Error::Unauthorized("invalid API key or access token".into());
         let lookup = secret::api_key_lookup(presented).ok_or_else(unauthorized)?;
@@ -308,6 +320,62 @@ impl Lectern {
                     name: d.owner_name,
                     username: d.owner_username,
                 },
+            })
+            .collect();
+        Ok(Page {
+            items,
+            meta: paging.meta(total),
+        })
+    }
+
+    /// `search_decks` (MCP): the caller's own decks outside the trash and their team's
+    /// `team` and `all` decks whose title or slide HTML contains `query` (case-insensitive).
+    pub async fn search_decks(
+        &self,
+        caller: &Caller,
+        query: &str,
+        paging: Paging,
+    ) -> Result<Page<DeckSearchHit>> {
+        caller.require(Scope::Read)?;
+        let query = query.trim();
+        if query.is_empty() || query.chars().count() > MAX_SEARCH_CHARS {
+            return Err(Error::invalid(format!(
+                "query must be 1 to {MAX_SEARCH_CHARS} characters"
+            )));
+        }
+        let team = match caller.team_id {
+            Some(id) => self.store.get_team(id).await?,
+            None => None,
+        };
+        let (rows, total) = self
+            .store
+            .search_decks(caller.user_id, team.as_ref().map(|t| t.id), query, paging)
+            .await?;
+        let items = rows
+            .into_iter()
+            .map(|r| {
+                let d = r.deck;
+                let own = d.owner_id == caller.user_id;
+                let url = match (&team, own) {
+                    (Some(team), false) => format!(
+                        "{}/{}/{}",
+                        self.team_url(&team.slug),
+                        d.owner_username,
+                        d.slug
+                    ),
+                    _ => self.deck_url(&d.owner_username, &d.slug),
+                };
+                DeckSearchHit {
+                    thumbnail_url: self.thumbnail_url(d.thumbnail_token.as_deref()),
+                    id: d.id,
+                    title: d.title,
+                    description: d.description,
+                    url,
+                    visibility: d.visibility,
+                    owner: d.owner_name,
+                    own,
+                    matched_in: if r.title_matched { "title" } else { "slides" },
+                }
             })
             .collect();
         Ok(Page {

@@ -197,3 +197,21 @@ pub struct TeamDeckView {
     pub deck: DeckView,
     pub owner: OwnerView,
 }
+
+/// A deck found by `search_decks` (MCP only): the caller's own deck or a team deck, with the
+/// owner's display name.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct DeckSearchHit {
+    pub id: i64,
+    pub title: String,
+    pub description: String,
+    pub thumbnail_url: String,
+    pub url: String,
+    pub visibility: Visibility,
+    /// The owner's display name.
+    pub owner: String,
+    /// Whether the caller owns the deck (the deck tools apply); else it is a team deck.
+    pub own: bool,
+    /// `title` or `slides`: where the query was found.
+    pub matched_in: &'static str,
+}

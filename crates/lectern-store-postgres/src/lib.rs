@@ -16,18 +16,18 @@ use lectern_core::params::Paging;
 use lectern_core::store::dump::{Cell, Kind, Row as DumpRow, TABLES, TableSpec};
 use lectern_core::store::{
     AccessTokenRecord, ApiKeyInfo, ApiKeyRecord, CodeCheckFn, CodeRecord, DeckListKind,
-    DeckListRecord, DeckRecord, Exchanged, ExportRecord, GrantRecord, LoginRecord, NewApiKeyRecord,
-    NewDeckRecord, NewOAuthClientRecord, NewShareRecord, NewSlideRecord, NewTokenRecord,
-    NewUserRecord, OAuthClientRecord, Rotated, SessionInfo, SessionRecord, ShareAccess,
-    ShareRecord, SlideEdit, SlideEditFn, SlideHtmlRecord, SlideRecord, SlideSummaryRecord, Store,
-    TeamDeckListRecord, TeamRecord, UserRecord,
+    DeckListRecord, DeckRecord, DeckSearchRecord, Exchanged, ExportRecord, GrantRecord,
+    LoginRecord, NewApiKeyRecord, NewDeckRecord, NewOAuthClientRecord, NewShareRecord,
+    NewSlideRecord, NewTokenRecord, NewUserRecord, OAuthClientRecord, Rotated, SessionInfo,
+    SessionRecord, ShareAccess, ShareRecord, SlideEdit, SlideEditFn, SlideHtmlRecord, SlideRecord,
+    SlideSummaryRecord, Store, TeamDeckListRecord, TeamRecord, UserRecord,
 };
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 use lectern_store_sql::{
     Columns, DECK_SELECT, EXPORT_SELECT, SHARE_SELECT, TEAM_DECK_SELECT, TEAM_SELECT, USER_SELECT,
-    deck_row, export_row, fault, is_unique_violation, share_row, team_deck_row, team_row,
-    unpack_slots, user_row,
+    deck_row, export_row, fault, is_unique_violation, like_pattern, share_row, team_deck_row,
+    team_row, unpack_slots, user_row,
 };
 use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions, PgRow};
 use sqlx::{Postgres, Row, Transaction};
@@ -1238,6 +1238,57 @@ impl Store for PgStore {
             rows.iter().map(team_deck_row).collect::<Result<_>>()?,
             total,
         ))
+    }
+
+    async fn search_decks(
+        &self,
+        owner_id: i64,
+        team_id: Option<i64>,
+        needle: &str,
+        paging: Paging,
+    ) -> Result<(Vec<DeckSearchRecord>, i64)> {
+        let pattern = like_pattern(needle);
+        let title_match = "d.title ILIKE $1 ESCAPE '\\'";
+        let filter = format!(
+            "d.trashed_at IS NULL
+               AND (d.owner_id = $2 OR (u.team_id = $3 AND d.visibility IN ('team', 'all')))
+               AND ({title_match} OR EXISTS (SELECT 1 FROM slides s
+                    WHERE s.deck_id = d.id AND s.html ILIKE $1 ESCAPE '\\'))"
+        );
+        let select =
+            TEAM_DECK_SELECT.replacen(" FROM decks d", &format!(", {title_match} FROM decks d"), 1);
+        let sql = sqlx::AssertSqlSafe(format!(
+            "{select} WHERE {filter} ORDER BY d.created_at DESC, d.id DESC LIMIT $4 OFFSET $5"
+        ));
+        let rows = sqlx::query(sql)
+            .bind(&pattern)
+            .bind(owner_id)
+            .bind(team_id)
+            .bind(paging.limit())
+            .bind(paging.offset())
+            .fetch_all(&self.pool)
+            .await
+            .map_err(fault)?;
+        let count = sqlx::AssertSqlSafe(format!(
+            "SELECT COUNT(*) FROM decks d JOIN users u ON u.id = d.owner_id WHERE {filter}"
+        ));
+        let total = sqlx::query_scalar(count)
+            .bind(&pattern)
+            .bind(owner_id)
+            .bind(team_id)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(fault)?;
+        let found = rows
+            .iter()
+            .map(|row| {
+                Ok(DeckSearchRecord {
+                    deck: team_deck_row(row)?,
+                    title_matched: row.boolean(9)?,
+                })
+            })
+            .collect::<Result<_>>()?;
+        Ok((found, total))
     }
 
     async fn get_team_deck(&self, team_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {

@@ -159,6 +159,20 @@ pub fn team_deck_row(row: &impl Columns) -> Result<TeamDeckListRecord> {
     })
 }
 
+/// `needle` as a `LIKE` pattern matching it anywhere (with `\\` as the escape character).
+pub fn like_pattern(needle: &str) -> String {
+    let mut p = String::with_capacity(needle.len() + 2);
+    p.push('%');
+    for c in needle.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            p.push('\\');
+        }
+        p.push(c);
+    }
+    p.push('%');
+    p
+}
+
 /// Columns of a share link row; pairs with [`share_row`].
 pub const SHARE_SELECT: &str = "SELECT id, deck_id, name, token, password_hash IS NOT NULL,
     expires_at, notify_on_view, view_count, first_viewed_at, created_at FROM share_links";

@@ -308,6 +308,18 @@ impl Store for CachedStore {
         self.inner.list_team_decks(team_id, paging).await
     }
 
+    async fn search_decks(
+        &self,
+        owner_id: i64,
+        team_id: Option<i64>,
+        needle: &str,
+        paging: Paging,
+    ) -> Result<(Vec<DeckSearchRecord>, i64)> {
+        self.inner
+            .search_decks(owner_id, team_id, needle, paging)
+            .await
+    }
+
     async fn get_team_deck(&self, team_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
         self.inner.get_team_deck(team_id, deck_id).await
     }

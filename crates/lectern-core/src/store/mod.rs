@@ -310,6 +310,14 @@ pub struct TeamDeckListRecord {
     pub thumbnail_token: Option<String>,
 }
 
+/// A deck found by `search_decks`.
+#[derive(Debug, Clone)]
+pub struct DeckSearchRecord {
+    pub deck: TeamDeckListRecord,
+    /// Whether the title matched (else a slide did).
+    pub title_matched: bool,
+}
+
 /// The few columns a deck list shows.
 #[derive(Debug, Clone)]
 pub struct DeckListRecord {
@@ -548,6 +556,16 @@ pub trait Store: Send + Sync {
         team_id: i64,
         paging: Paging,
     ) -> Result<(Vec<TeamDeckListRecord>, i64)>;
+    /// Decks whose title or slide HTML contains `needle` (case-insensitive substring):
+    /// `owner_id`'s own decks outside the trash and, with `team_id`, the team members' `team`
+    /// and `all` decks outside the trash; newest first, with the total count.
+    async fn search_decks(
+        &self,
+        owner_id: i64,
+        team_id: Option<i64>,
+        needle: &str,
+        paging: Paging,
+    ) -> Result<(Vec<DeckSearchRecord>, i64)>;
     /// A team member's deck with visibility `team` or `all`, outside the trash.
     async fn get_team_deck(&self, team_id: i64, deck_id: i64) -> Result<Option<DeckRecord>>;
 

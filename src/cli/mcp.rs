@@ -1,0 +1,62 @@
+//! `lectern mcp`: the MCP tools on standard input/output for one account (its API key), over
+//! the same storage options as the other commands. stdout carries only MCP messages; logs go
+//! to stderr. An export worker runs in the process, so exports complete without a server
+//! (their download links point at the public URL, served by `lectern serve` on the same data).
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::Args;
+use lectern_core::Lectern;
+use lectern_core::oauth::Resource;
+use lectern_core::secret::Secret;
+use rmcp::ServiceExt;
+
+use crate::app::{self, AppState};
+use crate::cli::StorageOptions;
+use crate::export::files::LocalFiles;
+use crate::export::pdf::{PdfRenderer, find_chromium};
+use crate::mcp::LecternMcp;
+
+/// Options of `lectern mcp`.
+#[derive(Debug, Clone, Args)]
+pub struct McpArgs {
+    /// The API key of the account the tools act for.
+    #[arg(long, env = "LECTERN_API_KEY", hide_env_values = true)]
+    pub api_key: String,
+}
+
+/// Serves MCP on stdio until the client closes it.
+pub async fn run(opts: &StorageOptions, args: &McpArgs) -> anyhow::Result<()> {
+    let store = opts.open_store().await?;
+    let core = Lectern::new(store, &opts.public_url_or_listen());
+    let key = Secret::new(args.api_key.trim());
+    let caller = core
+        .authenticate_bearer_for(key.expose(), Resource::Mcp)
+        .await
+        .map_err(|e| anyhow::anyhow!("the API key was refused: {e}"))?;
+    tracing::info!(user.id = caller.user_id, "lectern mcp: serving on stdio");
+    let files = LocalFiles::new(opts.data_dir.join("exports"))
+        .with_context(|| format!("cannot create {}", opts.data_dir.join("exports").display()))?;
+    let state = AppState {
+        core: core.clone(),
+        files: Arc::new(files),
+        export_wakeup: Default::default(),
+        renderer: Arc::new(PdfRenderer::new(find_chromium(opts.chrome_path.as_deref()))),
+        mcp: Default::default(),
+    };
+    app::spawn_export_workers(&state, 1);
+    let handler = LecternMcp::for_api_key(
+        core,
+        state.export_wakeup.clone(),
+        state.renderer.clone(),
+        key,
+    );
+    let running = handler
+        .serve(rmcp::transport::stdio())
+        .await
+        .context("the MCP session could not start")?;
+    running.waiting().await.context("the MCP session failed")?;
+    tracing::info!("lectern mcp: the client closed the session");
+    Ok(())
+}

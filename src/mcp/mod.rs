@@ -1,0 +1,541 @@
+//! The MCP server: Lectern's operations as MCP tools, over Streamable HTTP on `/mcp` (inside
+//! `lectern serve`, see [`http`]) and over stdio (`lectern mcp`). Tools are thin adapters: a
+//! call is authenticated into a [`Caller`], its arguments are split into ids and a JSON body,
+//! and the same `lectern_core::Lectern` methods the REST handlers use do the work. Every call
+//! goes through [`LecternMcp::call`], the one place for checks that apply to all tools.
+
+pub mod guide;
+pub mod http;
+pub mod tools;
+
+use std::sync::Arc;
+
+use base64::Engine;
+use lectern_core::auth::Caller;
+use lectern_core::deck::{DeckPatch, NewDeck};
+use lectern_core::export::{NewExport, POLL_AFTER_SECONDS};
+use lectern_core::oauth::Resource;
+use lectern_core::params::{Paging, parse_bool, parse_id};
+use lectern_core::secret::Secret;
+use lectern_core::share::NewShare;
+use lectern_core::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
+use lectern_core::{Error, Lectern};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde::Serialize;
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+use crate::export::pdf::{PdfError, PdfRenderer};
+use tools::Op;
+
+/// Most slides `get_slides` returns in one call.
+pub const MAX_SLIDES_PER_CALL: usize = 10;
+
+/// Settings of the HTTP MCP server.
+#[derive(Clone, Default)]
+pub struct McpOptions {
+    /// Test-only (MCP conformance suite, which sends no credential): the API key used for
+    /// `/mcp` requests without an `Authorization` header. Only ever set for a server that
+    /// listens on and is published at a loopback address (see [`McpOptions::from_env`]).
+    pub anonymous_key: Option<Arc<Secret>>,
+}
+
+/// Environment variable holding the test-only API key for credential-less `/mcp` requests.
+pub const TEST_KEY_ENV: &str = "LECTERN_MCP_TEST_API_KEY";
+
+impl McpOptions {
+    /// Reads [`TEST_KEY_ENV`]; refuses it unless the server is bound to loopback and its
+    /// public URL is a loopback address too (a proxy in front would publish it otherwise).
+    pub fn from_env(bound: std::net::SocketAddr, public_url: &str) -> anyhow::Result<Self> {
+        let Some(key) = std::env::var(TEST_KEY_ENV).ok().filter(|k| !k.is_empty()) else {
+            return Ok(McpOptions::default());
+        };
+        let public_host = http::url_host(public_url).unwrap_or_default();
+        if !bound.ip().is_loopback() || !http::is_loopback_host(&public_host) {
+            anyhow::bail!(
+                "{TEST_KEY_ENV} is for tests only and needs a loopback --listen and --public-url"
+            );
+        }
+        tracing::warn!(
+            "{TEST_KEY_ENV} is set: /mcp requests without a credential act as that key's account (tests only)"
+        );
+        Ok(McpOptions {
+            anonymous_key: Some(Arc::new(Secret::new(key))),
+        })
+    }
+}
+
+/// Where a tool call's caller comes from.
+#[derive(Clone)]
+enum Credentials {
+    /// HTTP: the `/mcp` middleware authenticated the request and put the `Caller` into its
+    /// extensions (rmcp hands the request parts to the handler).
+    FromRequest,
+    /// stdio: one account's API key, checked again on every call (a revoked key stops).
+    ApiKey(Arc<Secret>),
+}
+
+/// The MCP server handler; one per session (cheap clones of shared parts).
+#[derive(Clone)]
+pub struct LecternMcp {
+    core: Lectern,
+    /// Wakes the export worker when a tool queues an export.
+    export_wakeup: Arc<Notify>,
+    /// The warm Chromium for slide screenshots.
+    renderer: Arc<PdfRenderer>,
+    credentials: Credentials,
+}
+
+impl LecternMcp {
+    /// A handler for HTTP requests authenticated by [`http::guard`].
+    pub fn for_http(core: Lectern, export_wakeup: Arc<Notify>, renderer: Arc<PdfRenderer>) -> Self {
+        LecternMcp {
+            core,
+            export_wakeup,
+            renderer,
+            credentials: Credentials::FromRequest,
+        }
+    }
+
+    /// A handler acting for the account of `api_key` (stdio).
+    pub fn for_api_key(
+        core: Lectern,
+        export_wakeup: Arc<Notify>,
+        renderer: Arc<PdfRenderer>,
+        api_key: Secret,
+    ) -> Self {
+        LecternMcp {
+            core,
+            export_wakeup,
+            renderer,
+            credentials: Credentials::ApiKey(Arc::new(api_key)),
+        }
+    }
+
+    /// The caller of a request.
+    async fn caller(&self, context: &RequestContext<RoleServer>) -> Result<Caller, Error> {
+        match &self.credentials {
+            Credentials::FromRequest => context
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .and_then(|parts| parts.extensions.get::<Caller>())
+                .cloned()
+                .ok_or_else(|| {
+                    Error::Unauthorized("a valid API key or OAuth access token is required".into())
+                }),
+            Credentials::ApiKey(key) => {
+                self.core
+                    .authenticate_bearer_for(key.expose(), Resource::Mcp)
+                    .await
+            }
+        }
+    }
+
+    /// Runs tool `op` for `caller`. Every tool call passes through here and only here, so a
+    /// check for all tools (e.g. a per-credential rate limit) is one line at the top.
+    pub async fn call(&self, caller: &Caller, op: Op, args: JsonObject) -> CallToolResult {
+        match self.run(caller, op, args).await {
+            Ok(output) => output.into_result(),
+            Err(failure) => failure.into_result(op),
+        }
+    }
+
+    async fn run(&self, caller: &Caller, op: Op, mut args: JsonObject) -> Result<Output, Failure> {
+        let core = &self.core;
+        if !op_takes_body(op) {
+            let allowed = op.arguments();
+            if let Some(k) = args.keys().find(|k| !allowed.contains(k)) {
+                return Err(
+                    Error::invalid(format!("unknown argument '{k}' for {}", op.name())).into(),
+                );
+            }
+        }
+        let out = match op {
+            Op::UsersGet => Output::data(core.users_get(caller).await?),
+            Op::ListDecks => {
+                let paging = paging(&args, Paging::DECKS)?;
+                Output::page(core.list_decks(caller, paging).await?)
+            }
+            Op::CreateDeck => Output::data(
+                core.create_deck(caller, NewDeck::from_json(body(args))?)
+                    .await?,
+            ),
+            Op::ListTrashedDecks => {
+                let paging = paging(&args, Paging::DECKS)?;
+                Output::page(core.list_trashed_decks(caller, paging).await?)
+            }
+            Op::GetDeck => {
+                let id = take_id(&mut args, "id")?;
+                let include = flag(&args, "include_deck_html")?;
+                Output::data(core.get_deck(caller, id, include).await?)
+            }
+            Op::UpdateDeck => {
+                let id = take_id(&mut args, "id")?;
+                let patch = DeckPatch::from_json(body(args))?;
+                Output::data(core.update_deck(caller, id, patch).await?)
+            }
+            Op::TrashDeck => {
+                core.trash_deck(caller, take_id(&mut args, "id")?).await?;
+                Output::data(Value::Null)
+            }
+            Op::RecoverDeck => {
+                core.recover_deck(caller, take_id(&mut args, "id")?).await?;
+                Output::data(Value::Null)
+            }
+            Op::ListSlides => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let paging = paging(&args, Paging::SLIDES)?;
+                Output::page(core.list_slides(caller, deck, paging).await?)
+            }
+            Op::AddSlide => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let input = AddSlide::from_json(body(args))?;
+                Output::data(core.add_slide(caller, deck, input).await?)
+            }
+            Op::RemoveSlides => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let input = RemoveSlides::from_json(body(args))?;
+                Output::data(core.remove_slides(caller, deck, input).await?)
+            }
+            Op::GetSlide => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let slide = take_str(&mut args, "slide_id")?;
+                Output::data(core.get_slide(caller, deck, &slide).await?)
+            }
+            Op::UpdateSlide => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let slide = take_str(&mut args, "slide_id")?;
+                let input = UpdateSlide::from_json(body(args))?;
+                Output::data(core.update_slide(caller, deck, &slide, input).await?)
+            }
+            Op::MoveSlides => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let input = MoveSlides::from_json(body(args))?;
+                Output::data(core.move_slides(caller, deck, input).await?)
+            }
+            Op::ListDeckShares => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let links = core.list_deck_shares(caller, deck).await?;
+                let total = links.len();
+                Output::with_meta(links, json!({ "total": total }))
+            }
+            Op::CreateDeckShare => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let new = NewShare::from_json(body(args))?;
+                Output::data(core.create_deck_share(caller, deck, new).await?)
+            }
+            Op::RevokeDeckShare => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let id = take_id(&mut args, "id")?;
+                core.revoke_deck_share(caller, deck, id).await?;
+                Output::data(Value::Null)
+            }
+            Op::CreateDeckExport => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let new = NewExport::from_json(body(args))?;
+                let export = core.create_deck_export(caller, deck, new).await?;
+                self.export_wakeup.notify_one();
+                Output::with_meta(export, json!({ "poll_after_seconds": POLL_AFTER_SECONDS }))
+            }
+            Op::GetDeckExport => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let id = take_id(&mut args, "id")?;
+                Output::data(core.get_deck_export(caller, deck, id).await?)
+            }
+            Op::ListTeamDecks => {
+                let paging = paging(&args, Paging::DECKS)?;
+                let page = core.list_team_decks(caller, paging).await?;
+                let mut items = to_value(&page.items);
+                if let Value::Array(list) = &mut items {
+                    list.iter_mut().for_each(owner_as_name);
+                }
+                Output::Json {
+                    data: items,
+                    meta: Some(to_value(&page.meta)),
+                }
+            }
+            Op::GetTeamDeck => {
+                let id = take_id(&mut args, "id")?;
+                let include = flag(&args, "include_deck_html")?;
+                let mut deck = to_value(&core.get_team_deck(caller, id, include).await?);
+                owner_as_name(&mut deck);
+                Output::data(deck)
+            }
+            Op::GetSlides => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let ids = slide_id_list(&mut args)?;
+                // The deck first, so a missing deck is not reported as missing slides.
+                let deck_id = core.get_deck(caller, deck, false).await?.meta.id;
+                let mut slides = Vec::new();
+                let mut missing = Vec::new();
+                for id in ids {
+                    match core.get_slide(caller, Some(deck_id), &id).await {
+                        Ok(slide) => slides.push(slide),
+                        Err(Error::NotFound(_)) => missing.push(id),
+                        Err(e) => return Err(e.into()),
+                    }
+                }
+                Output::data(json!({"slides": to_value(&slides), "missing_slide_ids": missing}))
+            }
+            Op::SearchDecks => {
+                let query = take_str(&mut args, "query")?;
+                let paging = paging(&args, Paging::DECKS)?;
+                Output::page(core.search_decks(caller, &query, paging).await?)
+            }
+            Op::GetSlideScreenshot => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let slide_id = take_str(&mut args, "slide_id")?;
+                let slide = core.get_slide(caller, deck, &slide_id).await?;
+                let viewed = core.deck_for_export(slide.deck_id).await?;
+                let h = slide.position.horizontal as usize;
+                let v = slide.position.vertical.unwrap_or(0) as usize;
+                let png = crate::export::worker::slide_png(&self.renderer, &viewed, h, v)
+                    .await
+                    .map_err(|e| match e {
+                        PdfError::Permanent(m) | PdfError::Transient(m) => {
+                            Failure::Tool(format!("the slide could not be rendered: {m}"))
+                        }
+                    })?;
+                Output::Image {
+                    png,
+                    data: json!({
+                        "deck_id": slide.deck_id,
+                        "slide_id": slide.id,
+                        "position": to_value(&slide.position),
+                        "mime_type": "image/png",
+                        "width": 1280,
+                        "height": 720,
+                    }),
+                }
+            }
+            Op::GetAuthoringGuide => Output::data(json!({ "guide": guide::authoring_guide() })),
+        };
+        Ok(out)
+    }
+}
+
+/// Whether the tool's non-id arguments are the operation's JSON body (checked by the core's
+/// parsers, with the REST API's messages).
+fn op_takes_body(op: Op) -> bool {
+    matches!(
+        op,
+        Op::CreateDeck
+            | Op::UpdateDeck
+            | Op::AddSlide
+            | Op::RemoveSlides
+            | Op::UpdateSlide
+            | Op::MoveSlides
+            | Op::CreateDeckShare
+            | Op::CreateDeckExport
+    )
+}
+
+impl ServerHandler for LecternMcp {
+    fn get_info(&self) -> InitializeResult {
+        let mut implementation =
+            Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
+        implementation.title = Some("Lectern".into());
+        implementation.description = Some(env!("CARGO_PKG_DESCRIPTION").into());
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(implementation)
+            .with_instructions(guide::INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        Ok(ListToolsResult::with_all_items(tools::tools().to_vec()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let Some(op) = Op::from_name(&request.name) else {
+            return Err(McpError::invalid_params(
+                format!("unknown tool '{}'", request.name),
+                None,
+            ));
+        };
+        let caller = match self.caller(&context).await {
+            Ok(caller) => caller,
+            Err(e) => return Ok(Failure::Core(e).into_result(op).into()),
+        };
+        let args = request.arguments.unwrap_or_default();
+        Ok(self.call(&caller, op, args).await.into())
+    }
+}
+
+/// A successful tool result.
+enum Output {
+    /// `{"data": ..., "meta": ...}` as structured content and as text.
+    Json { data: Value, meta: Option<Value> },
+    /// A PNG image, with `{"data": ...}` describing it.
+    Image { png: Vec<u8>, data: Value },
+}
+
+impl Output {
+    fn data(data: impl Serialize) -> Output {
+        Output::Json {
+            data: to_value(&data),
+            meta: None,
+        }
+    }
+
+    fn with_meta(data: impl Serialize, meta: Value) -> Output {
+        Output::Json {
+            data: to_value(&data),
+            meta: Some(meta),
+        }
+    }
+
+    fn page<T: Serialize>(page: lectern_core::service::Page<T>) -> Output {
+        Output::Json {
+            data: to_value(&page.items),
+            meta: Some(to_value(&page.meta)),
+        }
+    }
+
+    fn into_result(self) -> CallToolResult {
+        match self {
+            Output::Json { data, meta } => {
+                let mut envelope = json!({ "data": data });
+                if let Some(meta) = meta {
+                    envelope["meta"] = meta;
+                }
+                CallToolResult::structured(envelope)
+            }
+            Output::Image { png, data } => {
+                let envelope = json!({ "data": data });
+                let mut result = CallToolResult::structured(envelope);
+                let image = base64::engine::general_purpose::STANDARD.encode(png);
+                result
+                    .content
+                    .insert(0, ContentBlock::image(image, "image/png"));
+                result
+            }
+        }
+    }
+}
+
+/// Why a tool call failed: a core error (the REST API's message) or a tool-level one.
+enum Failure {
+    Core(Error),
+    Tool(String),
+}
+
+impl From<Error> for Failure {
+    fn from(e: Error) -> Self {
+        Failure::Core(e)
+    }
+}
+
+impl Failure {
+    /// The `isError: true` result carrying the message (the same text as REST's `error`).
+    fn into_result(self, op: Op) -> CallToolResult {
+        let message = match self {
+            Failure::Core(Error::Internal(cause)) => {
+                let mut chain = cause.to_string();
+                let mut source = cause.source();
+                while let Some(s) = source {
+                    chain.push_str(": ");
+                    chain.push_str(&s.to_string());
+                    source = s.source();
+                }
+                tracing::error!(error = %chain, tool = op.name(), "MCP tool call failed with an internal error");
+                "internal server error".to_string()
+            }
+            Failure::Core(e) => e.to_string(),
+            Failure::Tool(message) => message,
+        };
+        CallToolResult::error(vec![ContentBlock::text(message)])
+    }
+}
+
+fn to_value(v: &impl Serialize) -> Value {
+    serde_json::to_value(v).expect("the views serialise to JSON")
+}
+
+/// Team deck `owner` carries only the owner's display name through MCP (interface 2.6).
+fn owner_as_name(deck: &mut Value) {
+    if let Some(name) = deck["owner"]["name"].as_str().map(str::to_string) {
+        deck["owner"] = Value::String(name);
+    }
+}
+
+/// The remaining arguments as the operation's body (`None` when there are none, like an
+/// empty REST body).
+fn body(args: JsonObject) -> Option<Value> {
+    (!args.is_empty()).then_some(Value::Object(args))
+}
+
+/// An argument as the text REST would have received in a path or query string.
+fn raw(args: &JsonObject, name: &str) -> Option<String> {
+    match args.get(name) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(other) => Some(other.to_string()),
+    }
+}
+
+/// A required id argument (integer, or its digits as a string), parsed like REST path ids.
+fn take_id(args: &mut JsonObject, name: &str) -> Result<Option<i64>, Error> {
+    let value = raw(args, name).ok_or_else(|| Error::invalid(format!("{name} is required")))?;
+    args.remove(name);
+    parse_id("id", &value)
+}
+
+/// A required string argument.
+fn take_str(args: &mut JsonObject, name: &str) -> Result<String, Error> {
+    match args.remove(name) {
+        Some(Value::String(s)) => Ok(s),
+        None | Some(Value::Null) => Err(Error::invalid(format!("{name} is required"))),
+        Some(_) => Err(Error::invalid(format!("{name} must be a string"))),
+    }
+}
+
+fn paging(args: &JsonObject, limits: (u32, u32)) -> Result<Paging, Error> {
+    Paging::parse(
+        raw(args, "page").as_deref(),
+        raw(args, "per_page").as_deref(),
+        limits,
+    )
+}
+
+fn flag(args: &JsonObject, name: &str) -> Result<bool, Error> {
+    parse_bool(name, raw(args, name).as_deref())
+}
+
+/// `slide_ids` of `get_slides`: 1 to [`MAX_SLIDES_PER_CALL`] unique strings.
+fn slide_id_list(args: &mut JsonObject) -> Result<Vec<String>, Error> {
+    let invalid = || {
+        Error::invalid(format!(
+            "slide_ids must be an array of 1 to {MAX_SLIDES_PER_CALL} unique slide ids"
+        ))
+    };
+    let Some(Value::Array(items)) = args.remove("slide_ids") else {
+        return Err(invalid());
+    };
+    let mut ids: Vec<String> = Vec::new();
+    for item in items {
+        let Value::String(id) = item else {
+            return Err(invalid());
+        };
+        if ids.contains(&id) {
+            return Err(invalid());
+        }
+        ids.push(id);
+    }
+    if ids.is_empty() || ids.len() > MAX_SLIDES_PER_CALL {
+        return Err(invalid());
+    }
+    Ok(ids)
+}

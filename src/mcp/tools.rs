@@ -1,0 +1,812 @@
+//! The tool catalogue: one tool per operation of interface section 4.1 (named by its
+//! operationId) plus Lectern's extra tools, each with its input schema (the interface's types
+//! and limits), its output schema, a description for a model, and explicit annotations.
+//!
+//! Output schemas of the 21 operations come from the REST API's OpenAPI description (the same
+//! `views` types serialise both), wrapped as `{"data": ..., "meta": ...}`.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use lectern_core::deck::{ThemeColor, ThemeFont, Visibility};
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use serde_json::{Value, json};
+use utoipa::OpenApi;
+
+/// Every tool, by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    UsersGet,
+    ListDecks,
+    CreateDeck,
+    ListTrashedDecks,
+    GetDeck,
+    UpdateDeck,
+    TrashDeck,
+    RecoverDeck,
+    ListSlides,
+    AddSlide,
+    RemoveSlides,
+    GetSlide,
+    UpdateSlide,
+    MoveSlides,
+    ListDeckShares,
+    CreateDeckShare,
+    RevokeDeckShare,
+    CreateDeckExport,
+    GetDeckExport,
+    ListTeamDecks,
+    GetTeamDeck,
+    // Lectern's own tools.
+    GetSlides,
+    SearchDecks,
+    GetSlideScreenshot,
+    GetAuthoringGuide,
+}
+
+/// How a tool behaves, as its annotations tell a client.
+#[derive(Debug, Clone, Copy)]
+struct Hints {
+    read_only: bool,
+    destructive: bool,
+    idempotent: bool,
+}
+
+const READ: Hints = Hints {
+    read_only: true,
+    destructive: false,
+    idempotent: true,
+};
+const ADD: Hints = Hints {
+    read_only: false,
+    destructive: false,
+    idempotent: false,
+};
+const SET: Hints = Hints {
+    read_only: false,
+    destructive: false,
+    idempotent: true,
+};
+const OVERWRITE: Hints = Hints {
+    read_only: false,
+    destructive: true,
+    idempotent: true,
+};
+
+/// One tool's definition.
+struct Spec {
+    op: Op,
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    hints: Hints,
+    input: fn() -> Value,
+    output: fn() -> Value,
+}
+
+impl Op {
+    /// The tool named `name`.
+    pub fn from_name(name: &str) -> Option<Op> {
+        specs().iter().find(|s| s.name == name).map(|s| s.op)
+    }
+
+    /// The tool's name (the operationId for the interface's operations).
+    pub fn name(self) -> &'static str {
+        specs()
+            .iter()
+            .find(|s| s.op == self)
+            .map(|s| s.name)
+            .expect("every Op has a spec")
+    }
+
+    /// Names of the arguments the tool accepts (the properties of its input schema).
+    pub fn arguments(self) -> Vec<String> {
+        let spec = specs()
+            .iter()
+            .find(|s| s.op == self)
+            .expect("every Op has a spec");
+        (spec.input)()["properties"]
+            .as_object()
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+}
+
+/// Every tool as MCP lists it (built once).
+pub fn tools() -> &'static [Tool] {
+    static TOOLS: OnceLock<Vec<Tool>> = OnceLock::new();
+    TOOLS.get_or_init(|| {
+        specs()
+            .iter()
+            .map(|s| {
+                Tool::new(s.name, s.description, object((s.input)()))
+                    .with_title(s.title)
+                    .with_raw_output_schema(object((s.output)()))
+                    .with_annotations(
+                        ToolAnnotations::with_title(s.title)
+                            .read_only(s.hints.read_only)
+                            .destructive(s.hints.destructive)
+                            .idempotent(s.hints.idempotent)
+                            // Lectern's own decks only: a closed world.
+                            .open_world(false),
+                    )
+            })
+            .collect()
+    })
+}
+
+fn object(v: Value) -> Arc<JsonObject> {
+    match v {
+        Value::Object(map) => Arc::new(map),
+        _ => unreachable!("schemas are objects"),
+    }
+}
+
+// ---- schema pieces ---------------------------------------------------------------------
+
+fn id_schema(what: &str) -> Value {
+    json!({
+        "description": format!("{what} (an integer; the same digits as a string are accepted)"),
+        "anyOf": [{"type": "integer"}, {"type": "string", "pattern": "^\"?-?[0-9]+\"?$"}]
+    })
+}
+
+fn deck_id() -> Value {
+    id_schema("Deck id, as returned by list_decks or create_deck")
+}
+
+fn slide_id() -> Value {
+    json!({"type": "string", "minLength": 1, "description": "Slide id (opaque text from list_slides or add_slide; not the slide number)"})
+}
+
+fn page() -> Value {
+    json!({"type": "integer", "minimum": 1, "default": 1, "description": "Page number, from 1"})
+}
+
+fn per_page(default: u32, max: u32) -> Value {
+    json!({"type": "integer", "minimum": 1, "maximum": max, "default": default, "description": format!("Items per page, 1 to {max}")})
+}
+
+fn include_html() -> Value {
+    json!({"type": "boolean", "default": false, "description": "Also return deck_html: every slide's <section> in presentation order (vertical groups wrapped in an outer <section>)"})
+}
+
+fn slide_ids(max: u32, what: &str) -> Value {
+    json!({"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": max, "uniqueItems": true, "description": what})
+}
+
+fn html() -> Value {
+    json!({"type": "string", "maxLength": lectern_core::html::MAX_SLIDE_HTML_BYTES, "description": "Exactly one <section> element (no nested <section>, only allowed attributes on it; see get_authoring_guide)"})
+}
+
+fn notes() -> Value {
+    json!({"type": ["string", "null"], "maxLength": lectern_core::html::MAX_NOTES_CHARS, "description": "Speaker notes (plain text, at most 10,000 characters); null for none"})
+}
+
+fn values(all: impl Iterator<Item = &'static str>) -> Value {
+    Value::Array(all.map(|s| json!(s)).collect())
+}
+
+fn deck_fields() -> serde_json::Map<String, Value> {
+    let mut m = serde_json::Map::new();
+    m.insert(
+        "title".into(),
+        json!({"type": "string", "maxLength": lectern_core::deck::MAX_TITLE_CHARS}),
+    );
+    m.insert(
+        "description".into(),
+        json!({"type": "string", "maxLength": lectern_core::deck::MAX_DESCRIPTION_CHARS}),
+    );
+    m.insert(
+        "width".into(),
+        json!({"type": "integer", "minimum": 1, "maximum": lectern_core::deck::MAX_CANVAS_PX, "description": "Canvas width in pixels (default 1280)"}),
+    );
+    m.insert(
+        "height".into(),
+        json!({"type": "integer", "minimum": 1, "maximum": lectern_core::deck::MAX_CANVAS_PX, "description": "Canvas height in pixels (default 720)"}),
+    );
+    m.insert(
+        "margin".into(),
+        json!({"type": "number", "minimum": 0, "maximum": 1, "description": "Viewport margin factor around the scaled presentation (default 0); not padding inside slides"}),
+    );
+    m.insert(
+        "theme_color".into(),
+        json!({"type": "string", "enum": values(ThemeColor::ALL.iter().map(|v| v.as_str())), "description": "Color preset (default white-blue)"}),
+    );
+    m.insert(
+        "theme_font".into(),
+        json!({"type": "string", "enum": values(ThemeFont::ALL.iter().map(|v| v.as_str())), "description": "Font preset (default montserrat)"}),
+    );
+    m.insert(
+        "visibility".into(),
+        json!({"type": "string", "enum": values(Visibility::ALL.iter().map(|v| v.as_str())), "description": "all: anyone with the URL; self: only the owner (default); team: members of the owner's team (team accounts only)"}),
+    );
+    m
+}
+
+fn input(properties: Value, required: &[&str]) -> Value {
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    })
+}
+
+fn no_input() -> Value {
+    json!({"type": "object", "properties": {}, "additionalProperties": false})
+}
+
+fn paged_decks() -> Value {
+    input(json!({"page": page(), "per_page": per_page(20, 100)}), &[])
+}
+
+fn get_deck_input() -> Value {
+    input(
+        json!({"id": deck_id(), "include_deck_html": include_html()}),
+        &["id"],
+    )
+}
+
+fn id_only() -> Value {
+    input(json!({"id": deck_id()}), &["id"])
+}
+
+fn deck_id_only() -> Value {
+    input(json!({"deck_id": deck_id()}), &["deck_id"])
+}
+
+fn create_deck_input() -> Value {
+    let mut p = deck_fields();
+    p.insert(
+        "slides".into(),
+        json!({
+            "type": "array",
+            "minItems": 1,
+            "description": "The slides in order (at least one); omit for one blank slide",
+            "items": {
+                "type": "object",
+                "properties": {"html": html(), "notes": notes()},
+                "additionalProperties": false
+            }
+        }),
+    );
+    input(Value::Object(p), &[])
+}
+
+fn update_deck_input() -> Value {
+    let mut p = deck_fields();
+    p.insert("id".into(), deck_id());
+    input(Value::Object(p), &["id"])
+}
+
+fn insert_ref(which: &str) -> Value {
+    json!({"type": "string", "description": format!("Insert {which} this slide (a slide id); it joins that slide's vertical group if it is in one")})
+}
+
+fn add_slide_input() -> Value {
+    input(
+        json!({
+            "deck_id": deck_id(),
+            "html": html(),
+            "notes": notes(),
+            "insert_before_slide_id": insert_ref("before"),
+            "insert_after_slide_id": insert_ref("after"),
+        }),
+        &["deck_id"],
+    )
+}
+
+fn remove_slides_input() -> Value {
+    input(
+        json!({"deck_id": deck_id(), "slide_ids": slide_ids(200, "Ids of the slides to remove (1 to 200, unique)")}),
+        &["deck_id", "slide_ids"],
+    )
+}
+
+fn slide_ref_input() -> Value {
+    input(
+        json!({"deck_id": deck_id(), "slide_id": slide_id()}),
+        &["deck_id", "slide_id"],
+    )
+}
+
+fn update_slide_input() -> Value {
+    input(
+        json!({
+            "deck_id": deck_id(),
+            "slide_id": slide_id(),
+            "html": {"type": "string", "description": "The complete new <section> (replaces the old one); omit to keep it"},
+            "notes": {"type": ["string", "null"], "maxLength": lectern_core::html::MAX_NOTES_CHARS, "description": "New speaker notes; null clears them; omit to keep them"},
+        }),
+        &["deck_id", "slide_id"],
+    )
+}
+
+fn move_slides_input() -> Value {
+    input(
+        json!({
+            "deck_id": deck_id(),
+            "slide_ids": slide_ids(200, "Ids of the slides to move, in the order they should end up (1 to 200, unique)"),
+            "insert_before_slide_id": {"type": "string", "description": "Target slide (not one being moved): put the slides before it. Give exactly one of the two insert fields"},
+            "insert_after_slide_id": {"type": "string", "description": "Target slide (not one being moved): put the slides after it. Give exactly one of the two insert fields"},
+        }),
+        &["deck_id", "slide_ids"],
+    )
+}
+
+fn create_share_input() -> Value {
+    input(
+        json!({
+            "deck_id": deck_id(),
+            "name": {"type": "string", "maxLength": 255, "description": "A label for the link"},
+            "password": {"type": "string", "minLength": 1, "maxLength": 255, "description": "Recipients must enter it before viewing; never returned"},
+            "expires_at": {"type": ["string", "null"], "format": "date-time", "description": "ISO 8601 time after which the link stops working; null for never"},
+            "notify_on_view": {"type": "boolean", "description": "E-mail the owner at the first view through the link"},
+        }),
+        &["deck_id"],
+    )
+}
+
+fn revoke_share_input() -> Value {
+    input(
+        json!({"deck_id": deck_id(), "id": id_schema("Share link id, from list_deck_shares")}),
+        &["deck_id", "id"],
+    )
+}
+
+fn create_export_input() -> Value {
+    input(
+        json!({
+            "deck_id": deck_id(),
+            "format": {"type": "string", "enum": ["pdf", "zip"], "description": "pdf: one page per slide; zip: a self-contained HTML presentation"},
+            "margin": {"type": "number", "minimum": 0, "maximum": 0.2, "description": "PDF only: margin around each page"},
+            "slide_number": {"type": "boolean", "description": "PDF only: print slide numbers"},
+            "slide_notes": {"type": "boolean", "description": "PDF only: print speaker notes"},
+            "separate_fragments": {"type": "boolean", "description": "PDF only: one page per fragment step"},
+        }),
+        &["deck_id", "format"],
+    )
+}
+
+fn get_export_input() -> Value {
+    input(
+        json!({"deck_id": deck_id(), "id": id_schema("Export id, from create_deck_export")}),
+        &["deck_id", "id"],
+    )
+}
+
+fn get_slides_input() -> Value {
+    input(
+        json!({"deck_id": deck_id(), "slide_ids": slide_ids(super::MAX_SLIDES_PER_CALL as u32, "Ids of the slides to read (1 to 10, unique)")}),
+        &["deck_id", "slide_ids"],
+    )
+}
+
+fn search_input() -> Value {
+    input(
+        json!({
+            "query": {"type": "string", "minLength": 1, "maxLength": 200, "description": "Words to find in deck titles and slide text (case-insensitive substring)"},
+            "page": page(),
+            "per_page": per_page(20, 100),
+        }),
+        &["query"],
+    )
+}
+
+// ---- output schemas ----------------------------------------------------------------------
+
+/// The REST API's OpenAPI description as JSON (built once).
+fn openapi() -> &'static Value {
+    static DOC: OnceLock<Value> = OnceLock::new();
+    DOC.get_or_init(|| {
+        serde_json::to_value(crate::api::openapi::ApiDoc::openapi())
+            .expect("the OpenAPI document serialises")
+    })
+}
+
+/// Inlines `#/components/schemas/...` references (the schemas have no cycles).
+fn resolve(schema: &Value, doc: &Value, depth: usize) -> Value {
+    match schema {
+        Value::Object(map) => {
+            if let Some(Value::String(r)) = map.get("$ref")
+                && let Some(name) = r.strip_prefix("#/components/schemas/")
+                && depth < 16
+            {
+                return resolve(&doc["components"]["schemas"][name], doc, depth + 1);
+            }
+            Value::Object(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), resolve(v, doc, depth)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|v| resolve(v, doc, depth)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The success body schema of `operation_id` in the OpenAPI description, refs inlined.
+fn rest_output(operation_id: &str) -> Value {
+    let doc = openapi();
+    let paths = doc["paths"].as_object().expect("the document has paths");
+    for item in paths.values() {
+        for op in item.as_object().into_iter().flat_map(|m| m.values()) {
+            if op["operationId"] == operation_id {
+                let responses = op["responses"].as_object().expect("responses");
+                for (status, resp) in responses {
+                    if status.starts_with('2') {
+                        let schema = &resp["content"]["application/json"]["schema"];
+                        if schema.is_null() {
+                            return json!({"type": "object", "properties": {"data": {"type": "null"}}, "required": ["data"]});
+                        }
+                        return resolve(schema, doc, 0);
+                    }
+                }
+            }
+        }
+    }
+    panic!("operation {operation_id} is in the OpenAPI description")
+}
+
+/// The team deck schemas with `owner` as the owner's display name only (interface 2.6).
+fn team_output(operation_id: &str) -> Value {
+    fn owner_as_name(v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                if let Some(props) = map.get_mut("properties").and_then(Value::as_object_mut)
+                    && props.contains_key("owner")
+                {
+                    props.insert(
+                        "owner".into(),
+                        json!({"type": "string", "description": "The owner's display name"}),
+                    );
+                }
+                for (_, child) in map.iter_mut() {
+                    owner_as_name(child);
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(owner_as_name),
+            _ => {}
+        }
+    }
+    let mut schema = rest_output(operation_id);
+    owner_as_name(&mut schema);
+    schema
+}
+
+fn envelope(data: Value, meta: Option<Value>) -> Value {
+    let mut props = serde_json::Map::new();
+    props.insert("data".into(), data);
+    if let Some(meta) = meta {
+        props.insert("meta".into(), meta);
+    }
+    json!({"type": "object", "properties": props, "required": ["data"]})
+}
+
+fn slide_view_schema() -> Value {
+    rest_output("get_slide")["properties"]["data"].clone()
+}
+
+fn get_slides_output() -> Value {
+    envelope(
+        json!({
+            "type": "object",
+            "properties": {
+                "slides": {"type": "array", "items": slide_view_schema()},
+                "missing_slide_ids": {"type": "array", "items": {"type": "string"}}
+            },
+            "required": ["slides", "missing_slide_ids"]
+        }),
+        None,
+    )
+}
+
+fn search_output() -> Value {
+    envelope(
+        json!({
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "integer"},
+                    "title": {"type": "string"},
+                    "description": {"type": "string"},
+                    "thumbnail_url": {"type": "string"},
+                    "url": {"type": "string"},
+                    "visibility": {"type": "string"},
+                    "owner": {"type": "string", "description": "The owner's display name"},
+                    "own": {"type": "boolean", "description": "true: the caller's deck (use the deck tools); false: a team deck (use get_team_deck)"},
+                    "matched_in": {"type": "string", "enum": ["title", "slides"]},
+                },
+                "required": ["id", "title", "description", "thumbnail_url", "url", "visibility", "owner", "own", "matched_in"]
+            }
+        }),
+        Some(json!({
+            "type": "object",
+            "properties": {"page": {"type": "integer"}, "per_page": {"type": "integer"}, "total": {"type": "integer"}}
+        })),
+    )
+}
+
+fn screenshot_output() -> Value {
+    envelope(
+        json!({
+            "type": "object",
+            "properties": {
+                "deck_id": {"type": "integer"},
+                "slide_id": {"type": "string"},
+                "position": slide_view_schema()["properties"]["position"].clone(),
+                "mime_type": {"type": "string"},
+                "width": {"type": "integer"},
+                "height": {"type": "integer"},
+            },
+            "required": ["deck_id", "slide_id", "mime_type"]
+        }),
+        None,
+    )
+}
+
+fn guide_output() -> Value {
+    envelope(
+        json!({"type": "object", "properties": {"guide": {"type": "string"}}, "required": ["guide"]}),
+        None,
+    )
+}
+
+// ---- the catalogue ---------------------------------------------------------------------
+
+fn specs() -> &'static [Spec] {
+    static SPECS: OnceLock<Vec<Spec>> = OnceLock::new();
+    SPECS.get_or_init(build_specs)
+}
+
+macro_rules! rest {
+    ($name:literal) => {
+        || rest_output($name)
+    };
+}
+
+fn build_specs() -> Vec<Spec> {
+    vec![
+        Spec {
+            op: Op::UsersGet,
+            name: "users_get",
+            title: "Get my account",
+            description: "Returns the signed-in account: id, username, display name, e-mail, profile URL, account type (personal or team) and its team (null without one). Needs the read scope.",
+            hints: READ,
+            input: no_input,
+            output: rest!("users_get"),
+        },
+        Spec {
+            op: Op::ListDecks,
+            name: "list_decks",
+            title: "List my decks",
+            description: "Lists the caller's own decks that are not in the trash, newest first, one page at a time (meta has page, per_page and total). Each item has id, title, description, thumbnail_url and url. Team members' decks are listed by list_team_decks; to find a deck by words use search_decks.",
+            hints: READ,
+            input: paged_decks,
+            output: rest!("list_decks"),
+        },
+        Spec {
+            op: Op::CreateDeck,
+            name: "create_deck",
+            title: "Create a deck",
+            description: "Creates a new deck owned by the caller and returns its metadata plus slide_ids (in presentation order). Every field is optional: title, description, width/height (canvas pixels, default 1280x720), margin, theme_color, theme_font, visibility (default self = private) and slides (each {html, notes}; at least one item when given; one blank slide when omitted). Each slide's html must be exactly one <section>; call get_authoring_guide first for the rules. Needs the manage scope.",
+            hints: ADD,
+            input: create_deck_input,
+            output: rest!("create_deck"),
+        },
+        Spec {
+            op: Op::ListTrashedDecks,
+            name: "list_trashed_decks",
+            title: "List my trashed decks",
+            description: "Lists the caller's decks in the trash, most recently trashed first, paged like list_decks; each has trashed_at. A trashed deck can be brought back with recover_deck.",
+            hints: READ,
+            input: paged_decks,
+            output: rest!("list_trashed_decks"),
+        },
+        Spec {
+            op: Op::GetDeck,
+            name: "get_deck",
+            title: "Get a deck",
+            description: "Returns one of the caller's decks: metadata, URLs (default, fullscreen, edit, present), theme, canvas size, slide_count and css; with include_deck_html=true also deck_html (all slides' HTML in order, without notes). Speaker notes and slide ids come from list_slides/get_slide/get_slides.",
+            hints: READ,
+            input: get_deck_input,
+            output: rest!("get_deck"),
+        },
+        Spec {
+            op: Op::UpdateDeck,
+            name: "update_deck",
+            title: "Update a deck",
+            description: "Changes deck settings: any of title, description, width, height, margin, theme_color, theme_font, visibility (visibility team needs a team account). Other fields are read-only; slides are changed with the slide tools. Returns the updated metadata. Needs the manage scope.",
+            hints: OVERWRITE,
+            input: update_deck_input,
+            output: rest!("update_deck"),
+        },
+        Spec {
+            op: Op::TrashDeck,
+            name: "trash_deck",
+            title: "Move a deck to the trash",
+            description: "Moves one of the caller's decks to the trash (not a permanent deletion: recover_deck brings it back). A trashed deck disappears from list_decks and answers 'not found' to the other tools. Returns data null on success. Needs the manage scope.",
+            hints: OVERWRITE,
+            input: id_only,
+            output: rest!("trash_deck"),
+        },
+        Spec {
+            op: Op::RecoverDeck,
+            name: "recover_deck",
+            title: "Recover a deck from the trash",
+            description: "Brings a trashed deck back (see list_trashed_decks). Recovering an active deck changes nothing. Returns data null on success. Needs the manage scope.",
+            hints: SET,
+            input: id_only,
+            output: rest!("recover_deck"),
+        },
+        Spec {
+            op: Op::ListSlides,
+            name: "list_slides",
+            title: "List a deck's slides",
+            description: "Lists a deck's slides in presentation order (default 50 per page, at most 200): each has its id (needed by every slide tool), position {horizontal, vertical} (vertical is null outside a vertical group), title (first heading), text_preview, html_bytes and has_notes. No HTML or notes: use get_slide or get_slides for those.",
+            hints: READ,
+            input: || {
+                input(
+                    json!({"deck_id": deck_id(), "page": page(), "per_page": per_page(50, 200)}),
+                    &["deck_id"],
+                )
+            },
+            output: rest!("list_slides"),
+        },
+        Spec {
+            op: Op::AddSlide,
+            name: "add_slide",
+            title: "Add a slide",
+            description: "Adds one slide (html: one <section>, default empty; notes optional) at the end of the deck, or before/after a reference slide (give at most one of insert_before_slide_id / insert_after_slide_id; next to a slide in a vertical group the new slide joins that group). Returns the new slide's id, deck_id and position. Needs the manage scope.",
+            hints: ADD,
+            input: add_slide_input,
+            output: rest!("add_slide"),
+        },
+        Spec {
+            op: Op::RemoveSlides,
+            name: "remove_slides",
+            title: "Remove slides",
+            description: "Removes slides and their notes permanently. Removing every slide of a deck is refused. Unknown ids are skipped and listed in missing_slide_ids; if none exists the answer is 'not found'. A vertical group left with one slide turns it into a horizontal slide. Returns count removed. Needs the manage scope.",
+            hints: OVERWRITE,
+            input: remove_slides_input,
+            output: rest!("remove_slides"),
+        },
+        Spec {
+            op: Op::GetSlide,
+            name: "get_slide",
+            title: "Get a slide",
+            description: "Returns one slide: id, deck_id, position, html (its <section>, carrying data-id) and notes (null when none). To read several slides at once use get_slides.",
+            hints: READ,
+            input: slide_ref_input,
+            output: rest!("get_slide"),
+        },
+        Spec {
+            op: Op::UpdateSlide,
+            name: "update_slide",
+            title: "Update a slide",
+            description: "Replaces a slide's html (the complete <section>) and/or notes (null clears them); at least one of the two is needed. The slide keeps its id and position. Invalid HTML leaves the slide unchanged. Returns id, deck_id and position. Needs the manage scope.",
+            hints: OVERWRITE,
+            input: update_slide_input,
+            output: rest!("update_slide"),
+        },
+        Spec {
+            op: Op::MoveSlides,
+            name: "move_slides",
+            title: "Move slides",
+            description: "Moves slides, in the order given, before or after a target slide (exactly one of insert_before_slide_id / insert_after_slide_id; the target must not be one of the moved slides). Next to a slide in a vertical group the moved slides join the group; otherwise they become horizontal slides. Unknown ids are listed in missing_slide_ids. Returns count moved. Needs the manage scope.",
+            hints: SET,
+            input: move_slides_input,
+            output: rest!("move_slides"),
+        },
+        Spec {
+            op: Op::ListDeckShares,
+            name: "list_deck_shares",
+            title: "List a deck's share links",
+            description: "Lists the private share links of one of the caller's decks, newest first (meta.total): url, name, password_protected, expires_at, expired, view_count, first_viewed_at.",
+            hints: READ,
+            input: deck_id_only,
+            output: rest!("list_deck_shares"),
+        },
+        Spec {
+            op: Op::CreateDeckShare,
+            name: "create_deck_share",
+            title: "Create a share link",
+            description: "Creates a private link that presents a private (self) or team deck to anyone holding it; decks with visibility all need no link. Optional name, password, expires_at and notify_on_view. At most 100 links per deck. Returns the link with its url. Needs the manage scope.",
+            hints: ADD,
+            input: create_share_input,
+            output: rest!("create_deck_share"),
+        },
+        Spec {
+            op: Op::RevokeDeckShare,
+            name: "revoke_deck_share",
+            title: "Revoke a share link",
+            description: "Revokes a share link for good: it stops working and leaves list_deck_shares. Returns data null on success. Needs the manage scope.",
+            hints: OVERWRITE,
+            input: revoke_share_input,
+            output: rest!("revoke_deck_share"),
+        },
+        Spec {
+            op: Op::CreateDeckExport,
+            name: "create_deck_export",
+            title: "Export a deck (PDF or ZIP)",
+            description: "Starts an asynchronous export of a deck as pdf (one page per slide; options margin, slide_number, slide_notes, separate_fragments) or zip (a self-contained HTML presentation). Returns the export with status pending and meta.poll_after_seconds: wait that long, then call get_deck_export until status is completed (download_url) or failed. Needs the manage scope.",
+            hints: ADD,
+            input: create_export_input,
+            output: || {
+                let mut s = rest_output("create_deck_export");
+                s["required"] = json!(["data", "meta"]);
+                s
+            },
+        },
+        Spec {
+            op: Op::GetDeckExport,
+            name: "get_deck_export",
+            title: "Get an export's status",
+            description: "Returns an export: status pending, completed or failed. A completed export has a temporary download_url (valid until download_url_expires_at, no credential needed). While pending, wait poll_after_seconds (2) between calls.",
+            hints: READ,
+            input: get_export_input,
+            output: rest!("get_deck_export"),
+        },
+        Spec {
+            op: Op::ListTeamDecks,
+            name: "list_team_decks",
+            title: "List my team's decks",
+            description: "Lists the team-visible and public decks of every member of the caller's team (the caller's own included), newest first, paged; each has visibility and owner (the owner's display name). Accounts without a team get an error.",
+            hints: READ,
+            input: paged_decks,
+            output: || team_output("list_team_decks"),
+        },
+        Spec {
+            op: Op::GetTeamDeck,
+            name: "get_team_deck",
+            title: "Get a team deck",
+            description: "Returns one team-visible or public deck of the caller's team with its owner (display name); include_deck_html=true adds deck_html. Read-only: team members' decks are changed by their owners.",
+            hints: READ,
+            input: get_deck_input,
+            output: || team_output("get_team_deck"),
+        },
+        Spec {
+            op: Op::GetSlides,
+            name: "get_slides",
+            title: "Get several slides",
+            description: "Returns up to 10 of a deck's slides in one call, each with id, position, html and notes, in the order asked; unknown ids are listed in missing_slide_ids. Use list_slides first for the ids.",
+            hints: READ,
+            input: get_slides_input,
+            output: get_slides_output,
+        },
+        Spec {
+            op: Op::SearchDecks,
+            name: "search_decks",
+            title: "Search decks",
+            description: "Finds decks whose title or slide HTML contains the query (case-insensitive substring), among the caller's own decks (not trashed) and the team-visible and public decks of the caller's team. Each hit says whether it is the caller's own deck and where it matched. Paged like list_decks.",
+            hints: READ,
+            input: search_input,
+            output: search_output,
+        },
+        Spec {
+            op: Op::GetSlideScreenshot,
+            name: "get_slide_screenshot",
+            title: "Screenshot a slide",
+            description: "Renders one slide of the caller's deck as the deck's pages show it (theme, fonts, background) and returns it as a PNG image (1280x720), to check a layout visually. Takes a few seconds; needs Chromium on the server.",
+            hints: READ,
+            input: slide_ref_input,
+            output: screenshot_output,
+        },
+        Spec {
+            op: Op::GetAuthoringGuide,
+            name: "get_authoring_guide",
+            title: "How to write slides",
+            description: "Returns the rules for slide HTML that Lectern accepts (one <section>, allowed attributes, fragments, backgrounds, vertical groups, notes, what is stripped when shown) with examples. Read it before writing slides.",
+            hints: READ,
+            input: no_input,
+            output: guide_output,
+        },
+    ]
+}
+
+/// The number of tools, by kind (for tests and docs).
+pub fn tool_names() -> BTreeMap<&'static str, Op> {
+    specs().iter().map(|s| (s.name, s.op)).collect()
+}

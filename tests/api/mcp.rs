@@ -1,0 +1,698 @@
+//! The MCP server through real MCP clients: rmcp's Streamable HTTP client (the session-based
+//! 2025-11-25 revision and the stateless 2026-07-28 one) against `/mcp`, and its child-process
+//! client against `lectern mcp` on stdio.
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, ProtocolVersion};
+use rmcp::service::RunningService;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::TokioChildProcess;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
+use serde_json::{Value, json};
+
+use crate::common::TestApp;
+
+/// The 21 operations of interface section 4.1.
+const OPERATIONS: [&str; 21] = [
+    "users_get",
+    "list_decks",
+    "create_deck",
+    "list_trashed_decks",
+    "get_deck",
+    "update_deck",
+    "trash_deck",
+    "recover_deck",
+    "list_slides",
+    "add_slide",
+    "remove_slides",
+    "get_slide",
+    "update_slide",
+    "move_slides",
+    "list_deck_shares",
+    "create_deck_share",
+    "revoke_deck_share",
+    "create_deck_export",
+    "get_deck_export",
+    "list_team_decks",
+    "get_team_deck",
+];
+
+const EXTRA_TOOLS: [&str; 4] = [
+    "get_slides",
+    "search_decks",
+    "get_slide_screenshot",
+    "get_authoring_guide",
+];
+
+type Client = RunningService<RoleClient, ()>;
+
+fn transport(app: &TestApp, key: Option<&str>) -> StreamableHttpClientTransport<reqwest::Client> {
+    let mut config = StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", app.base));
+    if let Some(key) = key {
+        config = config.auth_header(key);
+    }
+    StreamableHttpClientTransport::from_config(config)
+}
+
+/// A client on the session-based 2025-11-25 revision (initialize handshake).
+async fn session_client(app: &TestApp, key: &str) -> Client {
+    ().serve(transport(app, Some(key)))
+        .await
+        .expect("the client initialises")
+}
+
+/// A client on the stateless 2026-07-28 revision (server/discover, no session).
+async fn stateless_client(app: &TestApp, key: &str) -> Client {
+    ().serve_with_lifecycle(
+        transport(app, Some(key)),
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .expect("the client discovers the server")
+}
+
+async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+    let Value::Object(args) = args else {
+        panic!("arguments are an object")
+    };
+    client
+        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
+        .await
+        .unwrap_or_else(|e| panic!("{tool} answers: {e}"))
+}
+
+/// The structured content of a successful call, checked against its text twin.
+#[track_caller]
+fn ok(result: &CallToolResult) -> Value {
+    assert_ne!(result.is_error, Some(true), "the call failed: {result:?}");
+    let structured = result
+        .structured_content
+        .clone()
+        .expect("the result has structured content");
+    let text = result
+        .content
+        .iter()
+        .find_map(|c| c.as_text().map(|t| t.text.clone()))
+        .expect("the result has a text block");
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap(),
+        structured,
+        "the text is the same JSON"
+    );
+    structured
+}
+
+/// The message of a failed call.
+#[track_caller]
+fn err(result: &CallToolResult) -> String {
+    assert_eq!(
+        result.is_error,
+        Some(true),
+        "the call succeeded: {result:?}"
+    );
+    result
+        .content
+        .iter()
+        .find_map(|c| c.as_text().map(|t| t.text.clone()))
+        .expect("the error has a message")
+}
+
+#[tokio::test]
+async fn the_tool_list_has_every_operation_and_the_extra_tools_with_schemas_and_annotations() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let client = session_client(&app, &alice.key).await;
+
+    let info = client.peer_info().expect("the server introduced itself");
+    let server = info.server_info.clone().expect("server info");
+    assert_eq!(server.name, "lectern");
+    assert_eq!(server.version, env!("CARGO_PKG_VERSION"));
+    assert!(
+        info.instructions
+            .as_deref()
+            .is_some_and(|i| i.contains("poll_after_seconds"))
+    );
+
+    let tools = client.list_all_tools().await.expect("tools/list answers");
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    for name in OPERATIONS.iter().chain(EXTRA_TOOLS.iter()) {
+        assert!(names.contains(name), "{name} is listed");
+    }
+    assert_eq!(tools.len(), OPERATIONS.len() + EXTRA_TOOLS.len());
+    for tool in &tools {
+        assert_eq!(tool.input_schema["type"], "object", "{}", tool.name);
+        let output = tool.output_schema.as_ref().expect("an output schema");
+        assert_eq!(output["type"], "object", "{}", tool.name);
+        assert!(output["properties"]["data"].is_object(), "{}", tool.name);
+        assert!(
+            tool.description.as_ref().is_some_and(|d| d.len() > 40),
+            "{} has a description",
+            tool.name
+        );
+        let a = tool.annotations.as_ref().expect("annotations");
+        assert!(
+            a.read_only_hint.is_some()
+                && a.destructive_hint.is_some()
+                && a.idempotent_hint.is_some()
+                && a.open_world_hint.is_some(),
+            "{} sets every hint",
+            tool.name
+        );
+    }
+    let tool = |n: &str| tools.iter().find(|t| t.name == n).unwrap();
+    let hints = |n: &str| tool(n).annotations.clone().unwrap();
+    assert_eq!(hints("list_decks").read_only_hint, Some(true));
+    assert_eq!(hints("create_deck").read_only_hint, Some(false));
+    assert_eq!(hints("create_deck").idempotent_hint, Some(false));
+    assert_eq!(hints("remove_slides").destructive_hint, Some(true));
+    // Ids take a string or an integer; page sizes carry the interface's limits.
+    let id = &tool("get_deck").input_schema["properties"]["id"]["anyOf"];
+    assert_eq!(id[0]["type"], "integer");
+    assert_eq!(id[1]["type"], "string");
+    assert_eq!(
+        tool("list_slides").input_schema["properties"]["per_page"]["maximum"],
+        200
+    );
+    assert_eq!(
+        tool("list_decks").input_schema["properties"]["per_page"]["maximum"],
+        100
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_deck_is_created_and_its_slides_added_and_moved_over_stateless_http() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let client = stateless_client(&app, &alice.key).await;
+
+    let created = ok(&call(
+        &client,
+        "create_deck",
+        json!({"title": "Launch", "slides": [
+            {"html": "<section><h1>One</h1></section>", "notes": "hi"},
+            {"html": "<section><h2>Two</h2></section>"}
+        ]}),
+    )
+    .await);
+    let deck = created["data"]["id"].as_i64().unwrap();
+    let ids: Vec<String> = serde_json::from_value(created["data"]["slide_ids"].clone()).unwrap();
+    assert_eq!(ids.len(), 2);
+
+    // The id as a string works too.
+    let added = ok(&call(
+        &client,
+        "add_slide",
+        json!({"deck_id": deck.to_string(), "html": "<section><h2>Three</h2></section>", "insert_before_slide_id": ids[0]}),
+    )
+    .await);
+    let three = added["data"]["id"].as_str().unwrap().to_string();
+    assert_eq!(added["data"]["position"]["horizontal"], 0);
+
+    let moved = ok(&call(
+        &client,
+        "move_slides",
+        json!({"deck_id": deck, "slide_ids": [three], "insert_after_slide_id": ids[1]}),
+    )
+    .await);
+    assert_eq!(moved["data"], json!({"count": 1, "missing_slide_ids": []}));
+
+    let listed = ok(&call(&client, "list_slides", json!({"deck_id": deck})).await);
+    let order: Vec<&str> = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, ["One", "Two", "Three"]);
+    assert_eq!(
+        listed["meta"],
+        json!({"page": 1, "per_page": 50, "total": 3})
+    );
+
+    // The same data as REST.
+    let rest = app.list_slides(&alice.key, deck, "").await;
+    assert_eq!(rest.json, listed);
+
+    let slides = ok(&call(
+        &client,
+        "get_slides",
+        json!({"deck_id": deck, "slide_ids": [ids[0], "nope"]}),
+    )
+    .await);
+    assert_eq!(slides["data"]["slides"][0]["notes"], "hi");
+    assert_eq!(slides["data"]["missing_slide_ids"], json!(["nope"]));
+
+    let found = ok(&call(&client, "search_decks", json!({"query": "three"})).await);
+    assert_eq!(found["data"][0]["id"], deck);
+    assert_eq!(found["data"][0]["matched_in"], "slides");
+    assert_eq!(found["data"][0]["own"], true);
+    let none = ok(&call(&client, "search_decks", json!({"query": "zebra"})).await);
+    assert_eq!(none["meta"]["total"], 0);
+
+    let guide = ok(&call(&client, "get_authoring_guide", json!({})).await);
+    assert!(
+        guide["data"]["guide"]
+            .as_str()
+            .unwrap()
+            .contains("data-background")
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn errors_are_tool_results_with_the_rest_api_message() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let client = session_client(&app, &alice.key).await;
+    let deck = app.new_deck(&alice.key, "Mine").await;
+
+    let missing = err(&call(&client, "get_deck", json!({"id": 999_999})).await);
+    let rest = app.get_deck(&alice.key, 999_999, "").await;
+    assert_eq!(missing, rest.json["error"].as_str().unwrap());
+
+    let bad_html = json!({"html": "<section><section>x</section></section>"});
+    let mcp = err(&call(
+        &client,
+        "add_slide",
+        json!({"deck_id": deck, "html": bad_html["html"]}),
+    )
+    .await);
+    let rest = app.add_slide(&alice.key, deck, Some(bad_html)).await;
+    rest.expect(422);
+    assert_eq!(mcp, rest.json["error"].as_str().unwrap());
+
+    let paging = err(&call(&client, "list_decks", json!({"per_page": 101})).await);
+    let rest = app.list_decks(&alice.key, "?per_page=101").await;
+    assert_eq!(paging, rest.json["error"].as_str().unwrap());
+
+    let bad_id = err(&call(&client, "get_deck", json!({"id": "twelve"})).await);
+    assert!(bad_id.contains("must be an integer"), "{bad_id}");
+    let unknown = err(&call(&client, "get_deck", json!({"id": deck, "colour": "red"})).await);
+    assert!(unknown.contains("colour"), "{unknown}");
+    let readonly = err(&call(&client, "update_deck", json!({"id": deck, "slug": "x"})).await);
+    assert!(readonly.contains("read-only"), "{readonly}");
+
+    // Trash and recover answer null data.
+    let trashed = ok(&call(&client, "trash_deck", json!({"id": deck})).await);
+    assert_eq!(trashed["data"], Value::Null);
+    err(&call(&client, "list_slides", json!({"deck_id": deck})).await);
+    ok(&call(&client, "recover_deck", json!({"id": deck})).await);
+
+    // An unknown tool is a protocol error.
+    let unknown_tool = client
+        .call_tool(CallToolRequestParams::new("drop_database"))
+        .await;
+    assert!(unknown_tool.is_err());
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_export_is_created_and_polled_until_completed() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let client = session_client(&app, &alice.key).await;
+    let deck = app.new_deck(&alice.key, "Export me").await;
+
+    let created = ok(&call(
+        &client,
+        "create_deck_export",
+        json!({"deck_id": deck, "format": "zip"}),
+    )
+    .await);
+    assert_eq!(created["data"]["status"], "pending");
+    assert_eq!(created["meta"]["poll_after_seconds"], 2);
+    let export = created["data"]["id"].as_i64().unwrap();
+
+    let mut status = Value::Null;
+    for _ in 0..200 {
+        status = ok(&call(
+            &client,
+            "get_deck_export",
+            json!({"deck_id": deck, "id": export}),
+        )
+        .await);
+        if status["data"]["status"] != "pending" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(status["data"]["status"], "completed", "{status}");
+    let url = status["data"]["download_url"].as_str().unwrap();
+    let zip = reqwest::get(url).await.unwrap();
+    assert_eq!(zip.status(), 200);
+    assert!(zip.bytes().await.unwrap().starts_with(b"PK"));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_slide_screenshot_is_a_png_image() {
+    if lectern::export::pdf::find_chromium(None).is_none() {
+        eprintln!("SKIPPED: a_slide_screenshot_is_a_png_image (Chromium is not installed)");
+        return;
+    }
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let client = session_client(&app, &alice.key).await;
+    let created = ok(&call(
+        &client,
+        "create_deck",
+        json!({"slides": [{"html": "<section data-background-color=\"#123456\"><h1>Shot</h1></section>"}]}),
+    )
+    .await);
+    let deck = created["data"]["id"].as_i64().unwrap();
+    let slide = created["data"]["slide_ids"][0].as_str().unwrap();
+
+    let shot = call(
+        &client,
+        "get_slide_screenshot",
+        json!({"deck_id": deck, "slide_id": slide}),
+    )
+    .await;
+    let data = ok(&shot);
+    assert_eq!(data["data"]["mime_type"], "image/png");
+    let image = shot
+        .content
+        .iter()
+        .find_map(|c| c.as_image())
+        .expect("an image block");
+    assert_eq!(image.mime_type, "image/png");
+    use base64::Engine;
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(&image.data)
+        .unwrap();
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "a real PNG");
+    assert!(png.len() > 1000);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn team_decks_carry_the_owner_display_name_only() {
+    let app = TestApp::spawn().await;
+    let alice = app.team_user("alice", "acme").await;
+    let bob = app.team_user("bob", "acme").await;
+    let r = app
+        .create_deck(
+            &bob.key,
+            json!({"title": "Team plan", "visibility": "team"}),
+        )
+        .await;
+    r.expect(201);
+    let deck = r.data()["id"].as_i64().unwrap();
+    let client = session_client(&app, &alice.key).await;
+
+    let list = ok(&call(&client, "list_team_decks", json!({})).await);
+    assert_eq!(list["data"][0]["owner"], "bob name");
+    let one = ok(&call(&client, "get_team_deck", json!({"id": deck})).await);
+    assert_eq!(one["data"]["owner"], "bob name");
+    assert_eq!(one["data"]["title"], "Team plan");
+
+    let found = ok(&call(&client, "search_decks", json!({"query": "PLAN"})).await);
+    assert_eq!(found["data"][0]["owner"], "bob name");
+    assert_eq!(found["data"][0]["own"], false);
+    assert_eq!(found["data"][0]["matched_in"], "title");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_read_scope_token_is_refused_on_manage_tools_and_rest_tokens_are_refused() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let deck = app.new_deck(&alice.key, "Mine").await;
+    let read =
+        crate::oauth::access_token(&app, Some(&format!("{}/mcp", app.base)), &["read"]).await;
+    let client = session_client(&app, &read).await;
+
+    let got = ok(&call(&client, "get_deck", json!({"id": deck})).await);
+    assert_eq!(got["data"]["title"], "Mine");
+    let refused = err(&call(&client, "trash_deck", json!({"id": deck})).await);
+    assert_eq!(refused, "this operation needs the 'manage' scope");
+    client.cancel().await.unwrap();
+
+    // A token for the REST API is not a credential for /mcp.
+    let rest = crate::oauth::access_token(&app, None, &["read", "manage"]).await;
+    let r = reqwest::Client::new()
+        .post(format!("{}/mcp", app.base))
+        .bearer_auth(&rest)
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+}
+
+#[tokio::test]
+async fn no_credential_gets_401_with_the_protected_resource_metadata() {
+    let app = TestApp::spawn().await;
+    let r = reqwest::Client::new()
+        .post(format!("{}/mcp", app.base))
+        .header("accept", "application/json, text/event-stream")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    let challenge = r.headers()["www-authenticate"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        challenge,
+        format!(
+            "Bearer resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\", scope=\"read manage\"",
+            app.base
+        )
+    );
+    let body: Value = r.json().await.unwrap();
+    assert!(body["error"].as_str().is_some_and(|e| !e.is_empty()));
+
+    let bad = reqwest::Client::new()
+        .post(format!("{}/mcp", app.base))
+        .bearer_auth("lk_not_a_key")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(bad.status(), 401);
+    assert!(
+        bad.headers()["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .contains("error=\"invalid_token\"")
+    );
+
+    let meta: Value = reqwest::get(format!(
+        "{}/.well-known/oauth-protected-resource/mcp",
+        app.base
+    ))
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(meta["resource"], format!("{}/mcp", app.base));
+    assert_eq!(meta["authorization_servers"][0], app.base);
+    let server: Value = reqwest::get(format!(
+        "{}/.well-known/oauth-authorization-server",
+        app.base
+    ))
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(
+        server["registration_endpoint"],
+        format!("{}/oauth/register", app.base)
+    );
+
+    // The rmcp client without a credential fails to connect.
+    assert!(().serve(transport(&app, None)).await.is_err());
+}
+
+#[tokio::test]
+async fn a_foreign_origin_or_host_gets_403() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    let send = |origin: Option<&'static str>, host: Option<&'static str>| {
+        let mut r = reqwest::Client::new()
+            .post(format!("{}/mcp", app.base))
+            .bearer_auth(&alice.key)
+            .header("accept", "application/json, text/event-stream")
+            .json(&ping);
+        if let Some(o) = origin {
+            r = r.header("origin", o);
+        }
+        if let Some(h) = host {
+            r = r.header("host", h);
+        }
+        r.send()
+    };
+    for (origin, host) in [
+        (Some("https://evil.example"), None),
+        (Some("null"), None),
+        (None, Some("evil.example")),
+        (None, Some("evil.example:80")),
+    ] {
+        let r = send(origin, host).await.unwrap();
+        assert_eq!(r.status(), 403, "origin {origin:?} host {host:?}");
+        let body: Value = r.json().await.unwrap();
+        assert!(body["error"].as_str().is_some());
+    }
+    // A local page's origin is fine (a missing credential would be 401, not 403).
+    let ok = send(Some("http://localhost:3000"), None).await.unwrap();
+    assert_ne!(ok.status(), 403);
+}
+
+/// Runs `lectern admin ...` on `dir` and returns its stdout.
+async fn admin(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_lectern"))
+        .arg("--data-dir")
+        .arg(dir)
+        .arg("admin")
+        .args(args)
+        .env_remove("LECTERN_DATABASE_URL")
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+#[tokio::test]
+async fn the_test_only_key_serves_credential_less_requests_on_loopback_only() {
+    use tokio::io::AsyncBufReadExt;
+    let dir = tempfile::tempdir().unwrap();
+    admin(
+        dir.path(),
+        &[
+            "create-user",
+            "--username",
+            "alice",
+            "--email",
+            "a@example.org",
+        ],
+    )
+    .await;
+    let key = admin(dir.path(), &["create-api-key", "--username", "alice"]).await;
+    let serve = |public: Option<&str>| {
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_lectern"));
+        cmd.arg("--data-dir")
+            .arg(dir.path())
+            .arg("--listen")
+            .arg("127.0.0.1:0")
+            .arg("serve")
+            .env_remove("LECTERN_DATABASE_URL")
+            .env(lectern::mcp::TEST_KEY_ENV, &key)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true);
+        if let Some(p) = public {
+            cmd.arg("--public-url").arg(p);
+        }
+        cmd.spawn().unwrap()
+    };
+
+    // Published under a non-loopback URL, the server refuses to start with the test key.
+    let out = serve(Some("https://decks.example.org"))
+        .wait_with_output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains(lectern::mcp::TEST_KEY_ENV));
+
+    let mut server = serve(None);
+    let mut lines = tokio::io::BufReader::new(server.stdout.take().unwrap()).lines();
+    let base = loop {
+        let line = lines
+            .next_line()
+            .await
+            .unwrap()
+            .expect("the server prints its address");
+        if let Some(rest) = line.strip_prefix("lectern: listening on ") {
+            break rest.split_whitespace().next().unwrap().to_string();
+        }
+    };
+    let client = ()
+        .serve(StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(format!("{base}/mcp")),
+        ))
+        .await
+        .expect("a client without a credential connects");
+    let me = ok(&call(&client, "users_get", json!({})).await);
+    assert_eq!(me["data"]["username"], "alice");
+    client.cancel().await.unwrap();
+
+    // Never through a proxy.
+    let r = reqwest::Client::new()
+        .post(format!("{base}/mcp"))
+        .header("x-forwarded-for", "203.0.113.9")
+        .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+    server.kill().await.unwrap();
+}
+
+#[tokio::test]
+async fn stdio_serves_the_same_tools_for_one_account() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let deck = app.new_deck(&alice.key, "Over stdio").await;
+    let data_dir = tempfile::tempdir().unwrap();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_lectern"));
+    cmd.arg("mcp")
+        .arg("--database-url")
+        .arg(&app.database_url)
+        .arg("--data-dir")
+        .arg(data_dir.path())
+        .arg("--public-url")
+        .arg(&app.base)
+        .env("LECTERN_API_KEY", &alice.key)
+        .env("RUST_LOG", "warn");
+    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.expect("stdio MCP starts");
+    let server = client.peer_info().unwrap().server_info.clone().unwrap();
+    assert_eq!(server.name, "lectern");
+    let tools = client.list_all_tools().await.unwrap();
+    assert_eq!(tools.len(), OPERATIONS.len() + EXTRA_TOOLS.len());
+
+    let me = ok(&call(&client, "users_get", json!({})).await);
+    assert_eq!(me["data"]["username"], "alice");
+    let decks = ok(&call(&client, "list_decks", json!({})).await);
+    assert_eq!(decks["data"][0]["id"], deck);
+    ok(&call(
+        &client,
+        "update_deck",
+        json!({"id": deck, "title": "Renamed over stdio"}),
+    )
+    .await);
+    let rest = app.get_deck(&alice.key, deck, "").await;
+    assert_eq!(rest.data()["title"], "Renamed over stdio");
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn stdio_refuses_an_unknown_key() {
+    let app = TestApp::spawn().await;
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_lectern"))
+        .arg("mcp")
+        .arg("--database-url")
+        .arg(&app.database_url)
+        .arg("--api-key")
+        .arg("lk_unknown")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(out.stdout.is_empty(), "nothing but MCP on stdout");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("API key was refused"));
+}
