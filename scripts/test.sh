@@ -3,7 +3,9 @@
 # tests that start the real server on ephemeral ports, first on SQLite, then again on
 # PostgreSQL (each test in a database of its own, dropped afterwards). The build installs
 # reveal.js with `npm ci` (build.rs); the browser test uses Chromium when it is installed
-# (`apt-get install chromium`; .ci/run does it).
+# (`apt-get install chromium`; .ci/run does it). Then the MCP server is checked with the
+# official Python SDK (scripts/mcp-python-check.sh; LECTERN_SKIP_MCP_PYTHON=1 skips it) and
+# the MCP conformance suite (scripts/mcp-conformance.sh; LECTERN_SKIP_MCP_CONFORMANCE=1).
 #
 # PostgreSQL: LECTERN_TEST_POSTGRES_URL names a server and a database to connect to for
 # creating the per-test databases; unset, it defaults to the local server
@@ -24,4 +26,9 @@ cargo test --workspace --locked "$@"
 if [ -n "${LECTERN_TEST_POSTGRES_URL:-}" ]; then
   echo "== the black-box tests again, on PostgreSQL =="
   LECTERN_TEST_BACKEND=postgres cargo test --locked --test api "$@"
+fi
+
+if [ "${LECTERN_SKIP_MCP_PYTHON:-}" != "1" ]; then
+  echo "== the MCP server with the official Python SDK =="
+  ./scripts/mcp-python-check.sh
 fi
