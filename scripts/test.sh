@@ -32,3 +32,8 @@ if [ "${LECTERN_SKIP_MCP_PYTHON:-}" != "1" ]; then
   echo "== the MCP server with the official Python SDK =="
   ./scripts/mcp-python-check.sh
 fi
+
+if [ "${LECTERN_SKIP_MCP_CONFORMANCE:-}" != "1" ]; then
+  echo "== the MCP conformance suite against /mcp =="
+  ./scripts/mcp-conformance.sh
+fi
