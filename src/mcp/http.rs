@@ -220,3 +220,38 @@ pub async fn resource_metadata(State(state): State<AppState>) -> Json<Value> {
         "bearer_methods_supported": ["header"],
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_come_out_of_urls_and_authorities_without_ports_or_brackets() {
+        assert_eq!(
+            url_host("https://Decks.Example.org/x").as_deref(),
+            Some("decks.example.org")
+        );
+        assert_eq!(
+            url_host("http://127.0.0.1:8080").as_deref(),
+            Some("127.0.0.1")
+        );
+        assert_eq!(url_host("http://[::1]:8080/mcp").as_deref(), Some("::1"));
+        assert_eq!(url_host("http://user@host:1").as_deref(), Some("host"));
+        assert_eq!(
+            authority_host("localhost:3000").as_deref(),
+            Some("localhost")
+        );
+        assert_eq!(authority_host("[::1]").as_deref(), Some("::1"));
+        assert_eq!(authority_host(""), None);
+    }
+
+    #[test]
+    fn loopback_names_are_recognised() {
+        assert!(is_loopback_host("localhost"));
+        assert!(is_loopback_host("127.0.0.1"));
+        assert!(is_loopback_host("127.1.2.3"));
+        assert!(is_loopback_host("::1"));
+        assert!(!is_loopback_host("decks.example.org"));
+        assert!(!is_loopback_host("0.0.0.0"));
+    }
+}
