@@ -251,6 +251,9 @@ async fn a_deck_is_created_and_its_slides_added_and_moved_over_stateless_http() 
     assert_eq!(found["data"][0]["own"], true);
     let none = ok(&call(&client, "search_decks", json!({"query": "zebra"})).await);
     assert_eq!(none["meta"]["total"], 0);
+    // LIKE wildcards are searched for literally.
+    let wildcard = ok(&call(&client, "search_decks", json!({"query": "%_"})).await);
+    assert_eq!(wildcard["meta"]["total"], 0);
 
     let guide = ok(&call(&client, "get_authoring_guide", json!({})).await);
     assert!(
