@@ -154,6 +154,15 @@ impl TestApp {
 
     /// Like [`TestApp::spawn`], with the core adjusted by `configure` (e.g. a notifier).
     pub async fn spawn_with(configure: impl FnOnce(Lectern) -> Lectern) -> TestApp {
+        Self::spawn_limited(lectern::cli::storage::DEFAULT_RATE_LIMIT, configure).await
+    }
+
+    /// Like [`TestApp::spawn_with`], allowing `rate_limit` requests per minute per
+    /// credential (`0`: no limit).
+    pub async fn spawn_limited(
+        rate_limit: u32,
+        configure: impl FnOnce(Lectern) -> Lectern,
+    ) -> TestApp {
         let dir = tempfile::tempdir().expect("a temp dir can be created");
         let pg = if testing_postgres() {
             Some(PgDatabase::create().await)
@@ -179,6 +188,7 @@ impl TestApp {
             core: core.clone(),
             files: Arc::new(files),
             export_wakeup: Default::default(),
+            rate_limits: lectern::http::rate_limit::RateLimits::new(rate_limit, false),
         };
         let chromium = lectern::export::pdf::find_chromium(None);
         lectern::app::spawn_export_workers(&state, chromium, 1);

@@ -13,6 +13,7 @@ mod migrate;
 mod multi_server;
 mod notify;
 mod oauth;
+mod rate_limit;
 mod shares;
 mod slides;
 mod teams;
