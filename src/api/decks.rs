@@ -72,7 +72,7 @@ pub async fn list_trashed_decks(
 
 /// `get_deck`: one deck, with `deck_html` when `include_deck_html=true`.
 #[utoipa::path(get, path = "/v1/decks/{id}", operation_id = "get_deck", tag = "decks",
-    params(("id" = String, Path, description = "deck id, e.g. 12 or \"12\""), ("include_deck_html" = Option<bool>, Query)),
+    params(("id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("include_deck_html" = Option<bool>, Query)),
     responses((status = 200, description = "Success", body = Envelope<DeckView>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
         (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
     security(("bearer" = []), ("oauth2" = ["read"])))]
@@ -89,7 +89,7 @@ pub async fn get_deck(
 /// `update_deck`: changes the given deck fields.
 #[utoipa::path(patch, path = "/v1/decks/{id}", operation_id = "update_deck",
     request_body(content = Option<UpdateDeckBody>, content_type = "application/json"), tag = "decks",
-    params(("id" = String, Path)),
+    params(("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)")),
     responses((status = 200, description = "Success", body = Envelope<DeckMeta>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
         (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
@@ -105,7 +105,7 @@ pub async fn update_deck(
 
 /// `trash_deck`: moves the deck to the trash; 204.
 #[utoipa::path(post, path = "/v1/decks/{id}/trash", operation_id = "trash_deck", tag = "decks",
-    params(("id" = String, Path)),
+    params(("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)")),
     responses((status = 204, description = "Done; no body"), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
         (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
@@ -120,7 +120,7 @@ pub async fn trash_deck(
 
 /// `recover_deck`: brings the deck back from the trash; 204.
 #[utoipa::path(post, path = "/v1/decks/{id}/recover", operation_id = "recover_deck", tag = "decks",
-    params(("id" = String, Path)),
+    params(("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)")),
     responses((status = 204, description = "Done; no body"), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
         (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
