@@ -8,6 +8,7 @@ mod cli;
 mod decks;
 mod errors;
 mod exports;
+mod faults;
 mod import;
 mod migrate;
 mod multi_server;

@@ -113,7 +113,11 @@ fn check_import(input: &str) {
     };
     if let Ok(deck) = imported {
         let slides: usize = deck.stacks.iter().map(Vec::len).sum();
-        assert!(slides <= input.len() + 1, "{slides} slides from {} bytes", input.len());
+        assert!(
+            slides <= input.len() + 1,
+            "{slides} slides from {} bytes",
+            input.len()
+        );
         assert!(deck.stacks.iter().all(|s| !s.is_empty()));
     }
 }
