@@ -148,7 +148,7 @@ async fn a_kill_9_during_a_burst_of_writes_loses_no_answered_write() {
             let mut n = 0usize;
             while !stop.load(Ordering::Relaxed) {
                 n += 1;
-                if (w + n) % 3 == 0 {
+                if (w + n).is_multiple_of(3) {
                     let body = json!({"title": format!("w{w}-{n}"), "slides": [{"html": "<section>a</section>"}, {"html": "<section>b</section>", "notes": "n"}]});
                     if let Ok((201, r)) =
                         call(&client, Method::POST, format!("{base}/v1/decks"), &key, Some(body)).await
@@ -292,7 +292,7 @@ async fn the_server_recovers_when_postgresql_restarts_under_load() {
             let mut n = 0usize;
             while !stop.load(Ordering::Relaxed) {
                 n += 1;
-                let r = if (c + n) % 2 == 0 {
+                let r = if (c + n).is_multiple_of(2) {
                     call(&client, Method::GET, format!("{base}/v1/decks"), &key, None).await
                 } else {
                     call(
