@@ -14,6 +14,7 @@ mod migrate;
 mod multi_server;
 mod notify;
 mod oauth;
+mod openapi;
 mod rate_limit;
 mod shares;
 mod slides;
