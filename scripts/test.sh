@@ -3,9 +3,11 @@
 # tests that start the real server on ephemeral ports, first on SQLite, then again on
 # PostgreSQL (each test in a database of its own, dropped afterwards). The build installs
 # reveal.js with `npm ci` (build.rs); the browser test uses Chromium when it is installed
-# (`apt-get install chromium`; .ci/run does it). Then the MCP server is checked with the
-# official Python SDK (scripts/mcp-python-check.sh; LECTERN_SKIP_MCP_PYTHON=1 skips it) and
-# the MCP conformance suite (scripts/mcp-conformance.sh; LECTERN_SKIP_MCP_CONFORMANCE=1).
+# (`apt-get install chromium`; .ci/run does it). Then scripts/api-fuzz.sh fuzzes a running
+# server from its OpenAPI document with schemathesis (Python tools in a venv under ~/.cache),
+# and the MCP server is checked with the official Python SDK (scripts/mcp-python-check.sh;
+# LECTERN_SKIP_MCP_PYTHON=1 skips it) and the MCP conformance suite
+# (scripts/mcp-conformance.sh; LECTERN_SKIP_MCP_CONFORMANCE=1).
 #
 # PostgreSQL: LECTERN_TEST_POSTGRES_URL names a server and a database to connect to for
 # creating the per-test databases; unset, it defaults to the local server
@@ -26,7 +28,19 @@ cargo test --workspace --locked "$@"
 if [ -n "${LECTERN_TEST_POSTGRES_URL:-}" ]; then
   echo "== the black-box tests again, on PostgreSQL =="
   LECTERN_TEST_BACKEND=postgres cargo test --locked --test api "$@"
+  # A real restart of the local PostgreSQL under load, alone (it would cut off the other
+  # tests' connections); needs the cluster tools and the rights to use them.
+  if [ "$(id -u)" = 0 ] && command -v pg_ctlcluster >/dev/null 2>&1 && [ -d /etc/postgresql ] \
+     && [[ "$LECTERN_TEST_POSTGRES_URL" == *127.0.0.1:5432* ]]; then
+    echo "== a real PostgreSQL restart under load =="
+    LECTERN_TEST_BACKEND=postgres \
+    LECTERN_TEST_PG_RESTART="pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql | head -1) main restart" \
+      cargo test --locked --test api faults::the_server_recovers_when_postgresql_restarts_under_load -- --exact
+  fi
 fi
+
+echo "== schema-driven fuzzing of the running server (schemathesis) =="
+./scripts/api-fuzz.sh
 
 if [ "${LECTERN_SKIP_MCP_PYTHON:-}" != "1" ]; then
   echo "== the MCP server with the official Python SDK =="

@@ -12,6 +12,7 @@ use crate::export::pdf::PdfRenderer;
 use crate::export::worker::Exporter;
 use tokio::net::TcpListener;
 
+use crate::http::rate_limit::RateLimits;
 use crate::router;
 
 /// Handler state: the application core and what the export endpoints need.
@@ -26,6 +27,8 @@ pub struct AppState {
     pub renderer: Arc<PdfRenderer>,
     /// Settings of the MCP server on `/mcp`.
     pub mcp: crate::mcp::McpOptions,
+    /// Request-rate limits per credential (`--rate-limit`).
+    pub rate_limits: Arc<RateLimits>,
 }
 
 /// Starts `workers` export workers for `state` (PDFs printed by `state.renderer`).
@@ -50,7 +53,8 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router::build(state))
+    let app = router::build(state).into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await
 }

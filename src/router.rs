@@ -31,45 +31,11 @@ pub fn build(state: AppState) -> Router {
         ))
         .service(mcp::http::service(&state));
     Router::new()
-        // REST API (interface section 4).
-        .route("/v1/openapi.json", get(api::openapi::openapi_json))
-        .route("/v1/user", get(api::users::users_get))
-        .route("/v1/decks", get(api::decks::list_decks).post(api::decks::create_deck))
-        .route("/v1/decks/trashed", get(api::decks::list_trashed_decks))
-        .route(
-            "/v1/decks/{id}",
-            get(api::decks::get_deck).patch(api::decks::update_deck),
-        )
-        .route("/v1/decks/{id}/trash", post(api::decks::trash_deck))
-        .route("/v1/decks/{id}/recover", post(api::decks::recover_deck))
-        .route(
-            "/v1/decks/{id}/slides",
-            get(api::slides::list_slides)
-                .post(api::slides::add_slide)
-                .delete(api::slides::remove_slides),
-        )
-        .route("/v1/decks/{id}/slides/move", patch(api::slides::move_slides))
-        .route(
-            "/v1/decks/{id}/slides/{slide_id}",
-            get(api::slides::get_slide).patch(api::slides::update_slide),
-        )
-        .route(
-            "/v1/decks/{id}/share",
-            get(api::shares::list_deck_shares).post(api::shares::create_deck_share),
-        )
-        .route(
-            "/v1/decks/{id}/share/{share_id}",
-            delete(api::shares::revoke_deck_share),
-        )
-        .route("/v1/decks/{id}/exports", post(api::exports::create_deck_export))
-        .route(
-            "/v1/decks/{id}/exports/{export_id}",
-            get(api::exports::get_deck_export),
-        )
+        .merge(rest_api(&state))
+        .route("/v1/docs", get(web::reference::api_reference))
+        // Export downloads and thumbnails (signed or unguessable URLs, no credential).
         .route("/exports/{id}/download", get(api::exports::download))
         .route("/thumbnails/{file}", get(api::exports::thumbnail))
-        .route("/v1/team/decks", get(api::team::list_team_decks))
-        .route("/v1/team/decks/{id}", get(api::team::get_team_deck))
         // Web sign-in and the API-key page.
         .route("/login", get(web::login::login_page).post(web::login::login))
         .route("/logout", post(web::login::logout))
@@ -134,4 +100,58 @@ pub fn build(state: AppState) -> Router {
                 .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
         )
         .with_state(state)
+}
+
+/// The REST API (interface section 4), every route counted by the rate limiter.
+fn rest_api(state: &AppState) -> Router<AppState> {
+    Router::new()
+        .route("/v1/openapi.json", get(api::openapi::openapi_json))
+        .route("/v1/user", get(api::users::users_get))
+        .route(
+            "/v1/decks",
+            get(api::decks::list_decks).post(api::decks::create_deck),
+        )
+        .route("/v1/decks/trashed", get(api::decks::list_trashed_decks))
+        .route(
+            "/v1/decks/{id}",
+            get(api::decks::get_deck).patch(api::decks::update_deck),
+        )
+        .route("/v1/decks/{id}/trash", post(api::decks::trash_deck))
+        .route("/v1/decks/{id}/recover", post(api::decks::recover_deck))
+        .route(
+            "/v1/decks/{id}/slides",
+            get(api::slides::list_slides)
+                .post(api::slides::add_slide)
+                .delete(api::slides::remove_slides),
+        )
+        .route(
+            "/v1/decks/{id}/slides/move",
+            patch(api::slides::move_slides),
+        )
+        .route(
+            "/v1/decks/{id}/slides/{slide_id}",
+            get(api::slides::get_slide).patch(api::slides::update_slide),
+        )
+        .route(
+            "/v1/decks/{id}/share",
+            get(api::shares::list_deck_shares).post(api::shares::create_deck_share),
+        )
+        .route(
+            "/v1/decks/{id}/share/{share_id}",
+            delete(api::shares::revoke_deck_share),
+        )
+        .route(
+            "/v1/decks/{id}/exports",
+            post(api::exports::create_deck_export),
+        )
+        .route(
+            "/v1/decks/{id}/exports/{export_id}",
+            get(api::exports::get_deck_export),
+        )
+        .route("/v1/team/decks", get(api::team::list_team_decks))
+        .route("/v1/team/decks/{id}", get(api::team::get_team_deck))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            http::rate_limit::limit,
+        ))
 }

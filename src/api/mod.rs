@@ -2,6 +2,7 @@
 //! operation, named by its operationId. Handlers only extract, call the core, and wrap the
 //! answer in the envelope.
 
+pub mod bodies;
 pub mod decks;
 pub mod exports;
 pub mod openapi;

@@ -2,10 +2,14 @@
 //! handler annotations and Rust types the handlers use.
 
 use axum::Json;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use axum::extract::State;
+use utoipa::openapi::security::{
+    AuthorizationCode, Flow, HttpAuthScheme, HttpBuilder, OAuth2, Scopes, SecurityScheme,
+};
 use utoipa::{Modify, OpenApi};
 
 use crate::api;
+use crate::app::AppState;
 
 /// Adds the bearer scheme (API key or OAuth access token).
 struct BearerAuth;
@@ -30,7 +34,8 @@ impl Modify for BearerAuth {
 /// The API description.
 #[derive(OpenApi)]
 #[openapi(
-    info(title = "Lectern deck service", version = "1.0.0"),
+    info(title = "Lectern deck service", version = "1.0.0",
+        description = "Create, edit, present, share and export reveal.js slide decks. Every operation also answers 401 without a valid credential and 429 over the rate limit; every response of the API carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset."),
     paths(
         api::users::users_get,
         api::decks::list_decks,
@@ -59,7 +64,30 @@ impl Modify for BearerAuth {
 )]
 pub struct ApiDoc;
 
+/// The description as this server publishes it: its public URL as the server, and the OAuth
+/// 2.0 authorization-code flow (PKCE) at its own endpoints with the two scopes.
+pub fn document(public_url: &str) -> utoipa::openapi::OpenApi {
+    let mut doc = ApiDoc::openapi();
+    doc.servers = Some(vec![utoipa::openapi::Server::new(public_url)]);
+    let components = doc.components.get_or_insert_with(Default::default);
+    components.add_security_scheme(
+        "oauth2",
+        SecurityScheme::OAuth2(OAuth2::with_description(
+            [Flow::AuthorizationCode(AuthorizationCode::new(
+                format!("{public_url}/oauth/authorize"),
+                format!("{public_url}/oauth/token"),
+                Scopes::from_iter([
+                    ("read", "Read operations (R in the interface's table)"),
+                    ("manage", "Read and write operations (M; implies read)"),
+                ]),
+            ))],
+            "OAuth 2.0 authorization code flow with PKCE (S256); tokens for this API carry the resource <public URL>/v1",
+        )),
+    );
+    doc
+}
+
 /// GET `/v1/openapi.json`.
-pub async fn openapi_json() -> Json<utoipa::openapi::OpenApi> {
-    Json(ApiDoc::openapi())
+pub async fn openapi_json(State(state): State<AppState>) -> Json<utoipa::openapi::OpenApi> {
+    Json(document(state.core.public_url()))
 }

@@ -1,5 +1,6 @@
 //! The slide operations (interface 4.4).
 
+use crate::api::bodies::{AddSlideBody, MoveSlidesBody, RemoveSlidesBody, UpdateSlideBody};
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -14,10 +15,10 @@ use crate::http::extract::{Auth, IdPath, JsonBody, QueryParams, SlideIdPath};
 
 /// `list_slides`: slide summaries in presentation order, paged (default 50, at most 200).
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/slides", operation_id = "list_slides", tag = "slides",
-    params(("deck_id" = String, Path), ("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 200)),
+    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 200)),
     responses((status = 200, description = "Success", body = Envelope<Vec<SlideSummary>>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
-    security(("bearer" = [])))]
+        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn list_slides(
     State(state): State<AppState>,
     Auth(caller): Auth,
@@ -31,11 +32,12 @@ pub async fn list_slides(
 }
 
 /// `add_slide`: a new slide at the end, or before/after a reference slide.
-#[utoipa::path(post, path = "/v1/decks/{deck_id}/slides", operation_id = "add_slide", tag = "slides",
-    params(("deck_id" = String, Path)),
+#[utoipa::path(post, path = "/v1/decks/{deck_id}/slides", operation_id = "add_slide",
+    request_body(content = Option<AddSlideBody>, content_type = "application/json"), tag = "slides",
+    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)")),
     responses((status = 201, description = "Created", body = Envelope<SlidePlace>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
-    security(("bearer" = [])))]
+        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn add_slide(
     State(state): State<AppState>,
     Auth(caller): Auth,
@@ -48,11 +50,12 @@ pub async fn add_slide(
 }
 
 /// `remove_slides`: removes slides and their notes.
-#[utoipa::path(delete, path = "/v1/decks/{deck_id}/slides", operation_id = "remove_slides", tag = "slides",
-    params(("deck_id" = String, Path)),
+#[utoipa::path(delete, path = "/v1/decks/{deck_id}/slides", operation_id = "remove_slides",
+    request_body(content = RemoveSlidesBody, content_type = "application/json"), tag = "slides",
+    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)")),
     responses((status = 200, description = "Success", body = Envelope<SlideCount>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
-    security(("bearer" = [])))]
+        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn remove_slides(
     State(state): State<AppState>,
     Auth(caller): Auth,
@@ -67,10 +70,10 @@ pub async fn remove_slides(
 
 /// `get_slide`: one slide with its html and notes.
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/slides/{slide_id}", operation_id = "get_slide", tag = "slides",
-    params(("deck_id" = String, Path), ("slide_id" = String, Path)),
+    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("slide_id" = String, Path, description = "A slide id from list_slides (not the slide number)")),
     responses((status = 200, description = "Success", body = Envelope<SlideView>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
-    security(("bearer" = [])))]
+        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn get_slide(
     State(state): State<AppState>,
     Auth(caller): Auth,
@@ -83,11 +86,12 @@ pub async fn get_slide(
 }
 
 /// `update_slide`: replaces the html and/or notes; the id stays.
-#[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/{slide_id}", operation_id = "update_slide", tag = "slides",
-    params(("deck_id" = String, Path), ("slide_id" = String, Path)),
+#[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/{slide_id}", operation_id = "update_slide",
+    request_body(content = UpdateSlideBody, content_type = "application/json"), tag = "slides",
+    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("slide_id" = String, Path, description = "A slide id from list_slides (not the slide number)")),
     responses((status = 200, description = "Success", body = Envelope<SlidePlace>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
-    security(("bearer" = [])))]
+        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn update_slide(
     State(state): State<AppState>,
     Auth(caller): Auth,
@@ -105,11 +109,12 @@ pub async fn update_slide(
 }
 
 /// `move_slides`: moves slides, in the given order, before or after a target slide.
-#[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/move", operation_id = "move_slides", tag = "slides",
-    params(("deck_id" = String, Path)),
+#[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/move", operation_id = "move_slides",
+    request_body(content = MoveSlidesBody, content_type = "application/json"), tag = "slides",
+    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)")),
     responses((status = 200, description = "Success", body = Envelope<SlideCount>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
-    security(("bearer" = [])))]
+        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn move_slides(
     State(state): State<AppState>,
     Auth(caller): Auth,

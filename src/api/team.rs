@@ -14,8 +14,8 @@ use crate::http::extract::{Auth, IdPath, QueryParams};
 #[utoipa::path(get, path = "/v1/team/decks", operation_id = "list_team_decks", tag = "team",
     params(("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
     responses((status = 200, description = "Success", body = Envelope<Vec<TeamDeckSummary>>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
-    security(("bearer" = [])))]
+        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn list_team_decks(
     State(state): State<AppState>,
     Auth(caller): Auth,
@@ -27,10 +27,10 @@ pub async fn list_team_decks(
 
 /// `get_team_deck`: one team deck, with `deck_html` when `include_deck_html=true`.
 #[utoipa::path(get, path = "/v1/team/decks/{id}", operation_id = "get_team_deck", tag = "team",
-    params(("id" = String, Path), ("include_deck_html" = Option<bool>, Query)),
+    params(("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)"), ("include_deck_html" = Option<bool>, Query)),
     responses((status = 200, description = "Success", body = Envelope<TeamDeckView>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody)),
-    security(("bearer" = [])))]
+        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn get_team_deck(
     State(state): State<AppState>,
     Auth(caller): Auth,

@@ -16,6 +16,7 @@ use crate::app::{self, AppState};
 use crate::cli::StorageOptions;
 use crate::export::files::LocalFiles;
 use crate::export::pdf::{PdfRenderer, find_chromium};
+use crate::http::rate_limit::RateLimits;
 use crate::mcp::LecternMcp;
 
 /// Options of `lectern mcp`.
@@ -44,6 +45,8 @@ pub async fn run(opts: &StorageOptions, args: &McpArgs) -> anyhow::Result<()> {
         export_wakeup: Default::default(),
         renderer: Arc::new(PdfRenderer::new(find_chromium(opts.chrome_path.as_deref()))),
         mcp: Default::default(),
+        // One process for one account: its own counts (not shared with servers).
+        rate_limits: RateLimits::new(opts.rate_limit, false),
     };
     app::spawn_export_workers(&state, 1);
     let handler = LecternMcp::for_api_key(
@@ -51,6 +54,7 @@ pub async fn run(opts: &StorageOptions, args: &McpArgs) -> anyhow::Result<()> {
         state.export_wakeup.clone(),
         state.renderer.clone(),
         key,
+        state.rate_limits.clone(),
     );
     let running = handler
         .serve(rmcp::transport::stdio())

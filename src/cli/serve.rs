@@ -9,6 +9,7 @@ use crate::app::{self, AppState};
 use crate::cli::StorageOptions;
 use crate::export::files::LocalFiles;
 use crate::export::pdf::{PdfRenderer, find_chromium};
+use crate::http::rate_limit::{self, RateLimits};
 use crate::mcp::McpOptions;
 use crate::notify::SmtpNotifier;
 
@@ -51,12 +52,23 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
             "Chromium not found: PDF exports will fail until it is installed (apt-get install chromium) or --chrome-path is given"
         );
     }
+    // Several servers on one PostgreSQL database share their rate-limit counts.
+    let shared = core
+        .exchange_rate_usage("", 0, &[])
+        .await
+        .map_err(|e| anyhow::anyhow!("storage does not answer: {e}"))?
+        .is_some();
+    let rate_limits = RateLimits::new(opts.rate_limit, shared);
+    if rate_limits.enabled() {
+        tokio::spawn(rate_limit::run_sync(rate_limits.clone(), core.clone()));
+    }
     let state = AppState {
         core,
         files: std::sync::Arc::new(files),
         export_wakeup: Default::default(),
         renderer: std::sync::Arc::new(PdfRenderer::new(chromium)),
         mcp: McpOptions::from_env(bound, &public_url)?,
+        rate_limits,
     };
     app::spawn_export_workers(&state, 1);
     app::serve(listener, state, shutdown_signal()).await?;

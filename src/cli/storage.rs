@@ -65,10 +65,15 @@ pub struct StorageOptions {
     #[arg(long, env = "LECTERN_CHROME", global = true)]
     pub chrome_path: Option<PathBuf>,
 
-    /// Requests per minute per credential; `0` turns limiting off.
-    #[arg(long, env = "LECTERN_RATE_LIMIT", default_value_t = 600, global = true)]
+    /// Requests per minute per credential (API key or OAuth token; the client address for
+    /// requests without one); `0` turns limiting off.
+    #[arg(long, env = "LECTERN_RATE_LIMIT", default_value_t = DEFAULT_RATE_LIMIT, global = true)]
     pub rate_limit: u32,
 }
+
+/// Requests per minute per credential unless `--rate-limit` says otherwise: generous for
+/// scripts and assistants (50 a second on average, bursts of 3,000), a wall for floods.
+pub const DEFAULT_RATE_LIMIT: u32 = 3000;
 
 impl StorageOptions {
     /// The public URL for a server bound to `bound` (used when `--public-url` is not set).

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::request::Parts;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use lectern_core::auth::Caller;
 use serde_json::Value;
 
@@ -20,27 +20,46 @@ impl FromRequestParts<AppState> for Auth {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let Some(value) = parts.headers.get(header::AUTHORIZATION) else {
-            return Err(ApiError::unauthorized(
-                "a valid API key or OAuth access token is required (Authorization: Bearer ...)",
-                false,
-            ));
+        if let Some(PreAuthenticated(caller)) = parts.extensions.remove::<PreAuthenticated>() {
+            return Ok(Auth(caller));
+        }
+        let token = match bearer_token(&parts.headers) {
+            None => {
+                return Err(ApiError::unauthorized(
+                    "a valid API key or OAuth access token is required (Authorization: Bearer ...)",
+                    false,
+                ));
+            }
+            Some(Err(())) => {
+                return Err(ApiError::unauthorized(
+                    "the Authorization header must be 'Bearer <credential>'",
+                    true,
+                ));
+            }
+            Some(Ok(token)) => token,
         };
-        let token = value
+        Ok(Auth(state.core.authenticate_bearer(token).await?))
+    }
+}
+
+/// A caller the rate-limit middleware already authenticated (so it is done once).
+#[derive(Clone)]
+pub struct PreAuthenticated(pub Caller);
+
+/// The credential of `Authorization: Bearer <credential>`: `None` without the header,
+/// `Some(Err(()))` when it is not a bearer credential.
+pub fn bearer_token(headers: &HeaderMap) -> Option<Result<&str, ()>> {
+    let value = headers.get(header::AUTHORIZATION)?;
+    Some(
+        value
             .to_str()
             .ok()
             .and_then(|v| v.split_once(' '))
             .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
             .map(|(_, token)| token.trim())
             .filter(|t| !t.is_empty())
-            .ok_or_else(|| {
-                ApiError::unauthorized(
-                    "the Authorization header must be 'Bearer <credential>'",
-                    true,
-                )
-            })?;
-        Ok(Auth(state.core.authenticate_bearer(token).await?))
-    }
+            .ok_or(()),
+    )
 }
 
 /// An optional JSON body: absent or empty is `None`; otherwise it must be sent as

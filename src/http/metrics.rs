@@ -1,15 +1,17 @@
 //! `/metrics`: Prometheus text metrics of this process: requests by method, route and
-//! status, and the latency of all requests. The recorder is installed once per process; the middleware
+//! status, the latency of all requests, and the export queue depth. The recorder is installed once per process; the middleware
 //! records every request.
 
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use axum::extract::{MatchedPath, Request};
+use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
+
+use crate::app::AppState;
 
 /// The process's metrics recorder (installed on first use).
 fn handle() -> &'static PrometheusHandle {
@@ -41,8 +43,13 @@ pub async fn record(req: Request, next: Next) -> Response {
     response
 }
 
-/// GET `/metrics`.
-pub async fn metrics() -> Response {
+/// GET `/metrics`. The export queue depth is read from the database on each scrape (it
+/// counts every server's jobs, so any server reports the same number).
+pub async fn metrics(State(state): State<AppState>) -> Response {
+    match state.core.export_queue_depth().await {
+        Ok(depth) => metrics::gauge!("lectern_export_queue_depth").set(depth as f64),
+        Err(e) => tracing::warn!(error = %e, "reading the export queue depth failed"),
+    }
     let mut r = handle().render().into_response();
     r.headers_mut().insert(
         header::CONTENT_TYPE,

@@ -4,6 +4,7 @@
 pub mod error;
 pub mod extract;
 pub mod metrics;
+pub mod rate_limit;
 
 use axum::body::Body;
 use axum::extract::Request;

@@ -31,6 +31,7 @@ pub fn service(state: &AppState) -> StreamableHttpService<LecternMcp, LocalSessi
     let core = state.core.clone();
     let wakeup = state.export_wakeup.clone();
     let renderer = state.renderer.clone();
+    let limits = state.rate_limits.clone();
     // The guard checks Host and Origin first (with JSON errors); rmcp checks Host again.
     let config =
         StreamableHttpServerConfig::default().with_allowed_hosts(allowed_hosts(&state.core));
@@ -40,6 +41,7 @@ pub fn service(state: &AppState) -> StreamableHttpService<LecternMcp, LocalSessi
                 core.clone(),
                 wakeup.clone(),
                 renderer.clone(),
+                limits.clone(),
             ))
         },
         Arc::new(LocalSessionManager::default()),

@@ -31,6 +31,7 @@ use serde_json::{Value, json};
 use tokio::sync::Notify;
 
 use crate::export::pdf::{PdfError, PdfRenderer};
+use crate::http::rate_limit::{RateKey, RateLimits};
 use tools::Op;
 
 /// Most slides `get_slides` returns in one call.
@@ -89,16 +90,24 @@ pub struct LecternMcp {
     /// The warm Chromium for slide screenshots.
     renderer: Arc<PdfRenderer>,
     credentials: Credentials,
+    /// Tool calls count against the credential's rate limit, as REST requests do.
+    limits: Arc<RateLimits>,
 }
 
 impl LecternMcp {
     /// A handler for HTTP requests authenticated by [`http::guard`].
-    pub fn for_http(core: Lectern, export_wakeup: Arc<Notify>, renderer: Arc<PdfRenderer>) -> Self {
+    pub fn for_http(
+        core: Lectern,
+        export_wakeup: Arc<Notify>,
+        renderer: Arc<PdfRenderer>,
+        limits: Arc<RateLimits>,
+    ) -> Self {
         LecternMcp {
             core,
             export_wakeup,
             renderer,
             credentials: Credentials::FromRequest,
+            limits,
         }
     }
 
@@ -108,12 +117,14 @@ impl LecternMcp {
         export_wakeup: Arc<Notify>,
         renderer: Arc<PdfRenderer>,
         api_key: Secret,
+        limits: Arc<RateLimits>,
     ) -> Self {
         LecternMcp {
             core,
             export_wakeup,
             renderer,
             credentials: Credentials::ApiKey(Arc::new(api_key)),
+            limits,
         }
     }
 
@@ -139,6 +150,11 @@ impl LecternMcp {
     /// Runs tool `op` for `caller`. Every tool call passes through here and only here, so a
     /// check for all tools (e.g. a per-credential rate limit) is one line at the top.
     pub async fn call(&self, caller: &Caller, op: Op, args: JsonObject) -> CallToolResult {
+        if let Some(decision) = self.limits.check(&RateKey::for_caller(caller))
+            && !decision.allowed()
+        {
+            return Failure::Tool(decision.message()).into_result(op);
+        }
         match self.run(caller, op, args).await {
             Ok(output) => output.into_result(),
             Err(failure) => failure.into_result(op),

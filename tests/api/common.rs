@@ -46,6 +46,23 @@ impl PgDatabase {
             name,
         }
     }
+
+    /// Ends every connection to this database, as a restart of the server would: the
+    /// application's pooled connections die under it.
+    pub async fn terminate_connections(&self) -> u64 {
+        use sqlx::Connection;
+        let mut conn = sqlx::PgConnection::connect(&self.admin_url)
+            .await
+            .expect("PostgreSQL answers");
+        sqlx::query_scalar::<_, i64>(
+            "SELECT COUNT(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
+             WHERE datname = $1 AND pid <> pg_backend_pid()) AS t",
+        )
+        .bind(&self.name)
+        .fetch_one(&mut conn)
+        .await
+        .expect("connections can be terminated") as u64
+    }
 }
 
 impl Drop for PgDatabase {
@@ -75,6 +92,55 @@ impl Drop for PgDatabase {
 /// Whether this run tests the PostgreSQL backend (`LECTERN_TEST_BACKEND=postgres`).
 pub fn testing_postgres() -> bool {
     std::env::var("LECTERN_TEST_BACKEND").as_deref() == Ok("postgres")
+}
+
+/// The `lectern` binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_lectern");
+
+/// Starts `lectern serve` as a process on `db_url`, an ephemeral port and `data_dir`, with
+/// `extra` arguments; returns it (killed when dropped) and its base URL.
+pub async fn serve(
+    db_url: &str,
+    data_dir: &std::path::Path,
+    extra: &[&str],
+) -> (tokio::process::Child, String) {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let mut child = tokio::process::Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0", "--database-url", db_url])
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(extra)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("lectern serve starts");
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    while let Some(line) = lines.next_line().await.unwrap() {
+        if let Some(rest) = line.strip_prefix("lectern: listening on http://") {
+            let addr = rest.split_whitespace().next().unwrap().to_string();
+            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+            return (child, format!("http://{addr}"));
+        }
+    }
+    panic!("lectern serve exited before listening");
+}
+
+/// Runs `lectern admin <args>` on `db_url`; returns its stdout, trimmed.
+pub async fn admin(db_url: &str, args: &[&str]) -> String {
+    let out = tokio::process::Command::new(BIN)
+        .arg("admin")
+        .args(args)
+        .args(["--database-url", db_url])
+        .output()
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 /// A server under test.
@@ -154,6 +220,15 @@ impl TestApp {
 
     /// Like [`TestApp::spawn`], with the core adjusted by `configure` (e.g. a notifier).
     pub async fn spawn_with(configure: impl FnOnce(Lectern) -> Lectern) -> TestApp {
+        Self::spawn_limited(lectern::cli::storage::DEFAULT_RATE_LIMIT, configure).await
+    }
+
+    /// Like [`TestApp::spawn_with`], allowing `rate_limit` requests per minute per
+    /// credential (`0`: no limit).
+    pub async fn spawn_limited(
+        rate_limit: u32,
+        configure: impl FnOnce(Lectern) -> Lectern,
+    ) -> TestApp {
         let dir = tempfile::tempdir().expect("a temp dir can be created");
         let pg = if testing_postgres() {
             Some(PgDatabase::create().await)
@@ -182,6 +257,7 @@ impl TestApp {
             export_wakeup: Default::default(),
             renderer: Arc::new(lectern::export::pdf::PdfRenderer::new(chromium)),
             mcp: Default::default(),
+            rate_limits: lectern::http::rate_limit::RateLimits::new(rate_limit, false),
         };
         lectern::app::spawn_export_workers(&state, 1);
         tokio::spawn(async move {

@@ -699,3 +699,24 @@ async fn stdio_refuses_an_unknown_key() {
     assert!(out.stdout.is_empty(), "nothing but MCP on stdout");
     assert!(String::from_utf8_lossy(&out.stderr).contains("API key was refused"));
 }
+
+#[tokio::test]
+async fn tool_calls_count_against_the_credentials_rate_limit() {
+    let app = TestApp::spawn_limited(4, |core| core).await;
+    let alice = app.user("alice").await;
+    let client = stateless_client(&app, &alice.key).await;
+    for _ in 0..3 {
+        ok(&call(&client, "users_get", json!({})).await);
+    }
+    // One REST request spends the last of the same key's budget.
+    app.users_get(&alice.key).await.expect(200);
+    let limited = err(&call(&client, "list_decks", json!({})).await);
+    assert!(limited.starts_with("rate limit exceeded"), "{limited}");
+    app.users_get(&alice.key).await.expect_error(429);
+    // Another key has its own budget.
+    let bob = app.user("bob").await;
+    let other = stateless_client(&app, &bob.key).await;
+    ok(&call(&other, "users_get", json!({})).await);
+    client.cancel().await.unwrap();
+    other.cancel().await.unwrap();
+}

@@ -2,59 +2,9 @@
 //! write, no duplicate slug, every slide order valid. Runs in the PostgreSQL pass of the
 //! suite (`LECTERN_TEST_BACKEND=postgres`); SQLite serves one process by design.
 
-use std::process::Stdio;
-
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
 
-use crate::common::{PgDatabase, testing_postgres};
-
-const BIN: &str = env!("CARGO_BIN_EXE_lectern");
-
-/// Starts `lectern serve` on `db_url` and an ephemeral port; returns it and its base URL.
-async fn serve(db_url: &str, data_dir: &std::path::Path) -> (Child, String) {
-    let mut child = Command::new(BIN)
-        .args([
-            "serve",
-            "--listen",
-            "127.0.0.1:0",
-            "--database-url",
-            db_url,
-            "--data-dir",
-        ])
-        .arg(data_dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("lectern serve starts");
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    while let Some(line) = lines.next_line().await.unwrap() {
-        if let Some(rest) = line.strip_prefix("lectern: listening on http://") {
-            let addr = rest.split_whitespace().next().unwrap().to_string();
-            tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-            return (child, format!("http://{addr}"));
-        }
-    }
-    panic!("lectern serve exited before listening");
-}
-
-async fn admin(db_url: &str, args: &[&str]) -> String {
-    let out = Command::new(BIN)
-        .arg("admin")
-        .args(args)
-        .args(["--database-url", db_url])
-        .output()
-        .await
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
+use crate::common::{PgDatabase, admin, serve, testing_postgres};
 
 async fn call(
     client: &reqwest::Client,
@@ -92,8 +42,8 @@ async fn two_servers_on_one_database_lose_nothing() {
     .await;
     let key = admin(&db.url, &["create-api-key", "--username", "alice"]).await;
     let dir = tempfile::tempdir().unwrap();
-    let (_a, base_a) = serve(&db.url, dir.path()).await;
-    let (_b, base_b) = serve(&db.url, dir.path()).await;
+    let (_a, base_a) = serve(&db.url, dir.path(), &[]).await;
+    let (_b, base_b) = serve(&db.url, dir.path(), &[]).await;
     let bases = [base_a.clone(), base_b.clone()];
     let client = reqwest::Client::new();
 
@@ -211,4 +161,55 @@ async fn two_servers_on_one_database_lose_nothing() {
         }
         assert_eq!(orders[0], orders[1], "the servers disagree on deck {deck}");
     }
+}
+
+/// Two servers on one database share a key's rate limit: what one server let through is
+/// charged on the other within about a second (the exchange runs once a second).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_servers_share_the_rate_limit() {
+    if !testing_postgres() {
+        eprintln!("skipped: runs in the PostgreSQL pass (LECTERN_TEST_BACKEND=postgres)");
+        return;
+    }
+    let db = PgDatabase::create().await;
+    admin(
+        &db.url,
+        &[
+            "create-user",
+            "--username",
+            "alice",
+            "--email",
+            "a@example.org",
+        ],
+    )
+    .await;
+    let key = admin(&db.url, &["create-api-key", "--username", "alice"]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (_a, base_a) = serve(&db.url, dir.path(), &["--rate-limit", "10"]).await;
+    let (_b, base_b) = serve(&db.url, dir.path(), &["--rate-limit", "10"]).await;
+    let client = reqwest::Client::new();
+    let get = |base: &str| {
+        client
+            .get(format!("{base}/v1/user"))
+            .bearer_auth(&key)
+            .send()
+    };
+    // The whole budget spent on server A.
+    for _ in 0..10 {
+        assert_eq!(get(&base_a).await.unwrap().status(), 200);
+    }
+    assert_eq!(get(&base_a).await.unwrap().status(), 429);
+    // Server B learns of it: alone it would allow ten more, but it refuses within a few
+    // requests (one every 300 ms; A's counts reach B within about a second).
+    let mut refused = false;
+    for _ in 0..8 {
+        let resp = get(&base_b).await.unwrap();
+        if resp.status() == 429 {
+            assert!(resp.headers().contains_key("retry-after"));
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    }
+    assert!(refused, "server B never charged what server A let through");
 }

@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! cargo run --release -p lectern-bench -- [SCENARIO ...] [--connections N] [--seconds T]
+//!     [--rate-limit N]
 //! ```
 //!
 //! Scenarios (all when none is named): `get_deck`, `list_decks`, `create_deck`;
@@ -44,6 +45,9 @@ const SCENARIOS: &[&str] = &[
     "add_slide",
     "export_pdf_50",
 ];
+
+/// `--rate-limit N` for the server under test (default 0: off, as the load uses one key).
+static RATE_LIMIT: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
 
 /// One request shape of a scenario.
 #[derive(Clone)]
@@ -96,7 +100,11 @@ async fn serve_lectern(data_dir: PathBuf, database_url: Option<String>) -> anyho
         smtp_url: None,
         chrome_path: None,
         smtp_from: "Lectern <lectern@localhost>".into(),
-        rate_limit: 0,
+        // Off unless the parent passed `--rate-limit` (the load comes from one key).
+        rate_limit: std::env::var("LECTERN_RATE_LIMIT")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0),
     };
     lectern::cli::serve::run(&opts).await
 }
@@ -120,6 +128,10 @@ async fn serve_baseline(status: u16, body_file: PathBuf) -> anyhow::Result<()> {
 async fn spawn_child(args: &[&str]) -> anyhow::Result<(Child, SocketAddr, Vec<String>)> {
     let mut child = Command::new(std::env::current_exe()?)
         .args(args)
+        .env(
+            "LECTERN_RATE_LIMIT",
+            RATE_LIMIT.get().copied().unwrap_or(0).to_string(),
+        )
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .kill_on_drop(true)
@@ -157,6 +169,10 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
                 connections = it.next().context("--connections N")?.parse()?
             }
             "--seconds" | "-s" => seconds = it.next().context("--seconds T")?.parse()?,
+            "--rate-limit" => {
+                let n: u32 = it.next().context("--rate-limit N")?.parse()?;
+                RATE_LIMIT.set(n).ok();
+            }
             name if SCENARIOS.contains(&name) => scenarios.push(name.to_string()),
             other => bail!(
                 "unknown argument {other:?}; scenarios: {}",

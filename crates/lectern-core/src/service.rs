@@ -120,6 +120,22 @@ impl Lectern {
         self.store.ping().await
     }
 
+    /// Exports waiting for a worker, across all servers (`/metrics`).
+    pub async fn export_queue_depth(&self) -> Result<i64> {
+        self.store.export_queue_depth().await
+    }
+
+    /// Swaps rate-limit counts with the other servers on this database; `None` where the
+    /// backend serves one process. See [`Store::exchange_rate_usage`].
+    pub async fn exchange_rate_usage(
+        &self,
+        server: &str,
+        bucket: i64,
+        mine: &[(String, u64)],
+    ) -> Result<Option<Vec<crate::store::RateUsage>>> {
+        self.store.exchange_rate_usage(server, bucket, mine).await
+    }
+
     // ---- accounts -------------------------------------------------------------------------
 
     /// Turns a bearer credential for the REST API into a caller, or 401.

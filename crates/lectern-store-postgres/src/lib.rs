@@ -18,9 +18,9 @@ use lectern_core::store::{
     AccessTokenRecord, ApiKeyInfo, ApiKeyRecord, CodeCheckFn, CodeRecord, DeckListKind,
     DeckListRecord, DeckRecord, DeckSearchRecord, Exchanged, ExportRecord, GrantRecord,
     LoginRecord, NewApiKeyRecord, NewDeckRecord, NewOAuthClientRecord, NewShareRecord,
-    NewSlideRecord, NewTokenRecord, NewUserRecord, OAuthClientRecord, Rotated, SessionInfo,
-    SessionRecord, ShareAccess, ShareRecord, SlideEdit, SlideEditFn, SlideHtmlRecord, SlideRecord,
-    SlideSummaryRecord, Store, TeamDeckListRecord, TeamRecord, UserRecord,
+    NewSlideRecord, NewTokenRecord, NewUserRecord, OAuthClientRecord, RateUsage, Rotated,
+    SessionInfo, SessionRecord, ShareAccess, ShareRecord, SlideEdit, SlideEditFn, SlideHtmlRecord,
+    SlideRecord, SlideSummaryRecord, Store, TeamDeckListRecord, TeamRecord, UserRecord,
 };
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
@@ -1081,6 +1081,65 @@ impl Store for PgStore {
             .await
             .map_err(fault)?;
         Ok(())
+    }
+
+    async fn export_queue_depth(&self) -> Result<i64> {
+        sqlx::query_scalar("SELECT COUNT(*) FROM exports WHERE status = 'pending'")
+            .fetch_one(&self.pool)
+            .await
+            .map_err(fault)
+    }
+
+    async fn exchange_rate_usage(
+        &self,
+        server: &str,
+        bucket: i64,
+        mine: &[(String, u64)],
+    ) -> Result<Option<Vec<RateUsage>>> {
+        if !mine.is_empty() {
+            let keys: Vec<&str> = mine.iter().map(|(k, _)| k.as_str()).collect();
+            let counts: Vec<i64> = mine.iter().map(|(_, n)| *n as i64).collect();
+            sqlx::query(
+                "INSERT INTO rate_limit_usage (server, key, bucket, requests)
+                 SELECT $1, k, $2, n FROM UNNEST($3::text[], $4::bigint[]) AS u(k, n)
+                 ON CONFLICT (server, key, bucket)
+                 DO UPDATE SET requests = rate_limit_usage.requests + EXCLUDED.requests",
+            )
+            .bind(server)
+            .bind(bucket)
+            .bind(&keys)
+            .bind(&counts)
+            .execute(&self.pool)
+            .await
+            .map_err(fault)?;
+        }
+        // Buckets older than a minute are of no use to anyone any more.
+        if bucket % 6 == 0 {
+            sqlx::query("DELETE FROM rate_limit_usage WHERE bucket < $1")
+                .bind(bucket - 6)
+                .execute(&self.pool)
+                .await
+                .map_err(fault)?;
+        }
+        let rows: Vec<(String, String, i64, i64)> = sqlx::query_as(
+            "SELECT server, key, bucket, requests FROM rate_limit_usage
+             WHERE bucket >= $1 AND server <> $2",
+        )
+        .bind(bucket - 1)
+        .bind(server)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(fault)?;
+        Ok(Some(
+            rows.into_iter()
+                .map(|(server, key, bucket, requests)| RateUsage {
+                    server,
+                    key,
+                    bucket,
+                    requests: requests.max(0) as u64,
+                })
+                .collect(),
+        ))
     }
 
     async fn decks_needing_thumbnails(

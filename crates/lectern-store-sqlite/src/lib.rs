@@ -1116,6 +1116,13 @@ impl Store for SqliteStore {
         Ok(())
     }
 
+    async fn export_queue_depth(&self) -> Result<i64> {
+        sqlx::query_scalar("SELECT COUNT(*) FROM exports WHERE status = 'pending'")
+            .fetch_one(&self.read)
+            .await
+            .map_err(fault)
+    }
+
     async fn decks_needing_thumbnails(
         &self,
         quiet_since: Timestamp,

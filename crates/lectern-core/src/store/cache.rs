@@ -247,6 +247,19 @@ impl Store for CachedStore {
         self.inner.forget_export_file(export_id).await
     }
 
+    async fn export_queue_depth(&self) -> Result<i64> {
+        self.inner.export_queue_depth().await
+    }
+
+    async fn exchange_rate_usage(
+        &self,
+        server: &str,
+        bucket: i64,
+        mine: &[(String, u64)],
+    ) -> Result<Option<Vec<RateUsage>>> {
+        self.inner.exchange_rate_usage(server, bucket, mine).await
+    }
+
     async fn decks_needing_thumbnails(
         &self,
         quiet_since: Timestamp,

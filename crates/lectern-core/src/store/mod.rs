@@ -431,6 +431,15 @@ pub enum DeckListKind {
     Trashed,
 }
 
+/// Another server's requests under one rate-limit key in one 10-second bucket.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateUsage {
+    pub server: String,
+    pub key: String,
+    pub bucket: i64,
+    pub requests: u64,
+}
+
 /// The storage port; see the module docs.
 #[async_trait]
 pub trait Store: Send + Sync {
@@ -673,6 +682,22 @@ pub trait Store: Send + Sync {
     async fn import_rows(&self, table: &'static dump::TableSpec, rows: &[dump::Row]) -> Result<()>;
     /// Brings id generators past the imported ids.
     async fn finish_import(&self) -> Result<()>;
+
+    /// Exports waiting for a worker (`/metrics`).
+    async fn export_queue_depth(&self) -> Result<i64>;
+
+    /// Several servers on one database share rate-limit counts: stores this server's
+    /// requests per key since its last call (`mine`, counted in `bucket`) and returns every
+    /// other server's counts of this bucket and the one before. `None` from a backend that
+    /// serves one process (nothing to share).
+    async fn exchange_rate_usage(
+        &self,
+        _server: &str,
+        _bucket: i64,
+        _mine: &[(String, u64)],
+    ) -> Result<Option<Vec<RateUsage>>> {
+        Ok(None)
+    }
 
     /// Moves the owner's deck into the trash (`Some(time)`) or out of it (`None`). A deck
     /// already in the requested state is left as it is. `false` when there is no such deck.
