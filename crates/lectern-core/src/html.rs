@@ -151,7 +151,9 @@ impl SlideHtml {
             .unwrap_or_default();
         Ok(SlideHtml {
             attributes,
-            inner: section.inner_html(),
+            // A carriage return (only reachable as `&#13;`) would come back as a line feed
+            // when the stored form is parsed again; keep it a reference so it round-trips.
+            inner: section.inner_html().replace('\r', "&#13;"),
             title,
             text_preview: collapse_whitespace(&visible_text(section), TEXT_PREVIEW_CHARS),
         })
@@ -340,6 +342,7 @@ fn push_attribute_value(out: &mut String, value: &str) {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '\u{a0}' => out.push_str("&nbsp;"),
+            '\r' => out.push_str("&#13;"),
             c => out.push(c),
         }
     }
@@ -394,6 +397,17 @@ mod tests {
             html.render("abc"),
             "<section data-id=\"abc\"><h1>Hello</h1><p>World</p></section>"
         );
+    }
+
+    #[test]
+    fn a_carriage_return_reference_survives_a_round_trip() {
+        // Found by the fuzz targets: a raw CR in the stored form came back as LF.
+        let stored = ok("<section title=\"a&#13;b\">x&#Xd;y</section>").render("s");
+        assert_eq!(
+            stored,
+            "<section data-id=\"s\" title=\"a&#13;b\">x&#13;y</section>"
+        );
+        assert_eq!(ok(&stored).render("s"), stored);
     }
 
     #[test]
