@@ -217,6 +217,11 @@ async fn metrics_count_requests_by_route_without_ids() {
     assert!(r.text.contains("route=\"/v1/decks/{id}\""), "{}", r.text);
     assert!(r.text.contains("http_request_duration_seconds"));
     assert!(
+        r.text.contains("lectern_export_queue_depth 0"),
+        "no export is waiting: {}",
+        r.text
+    );
+    assert!(
         !r.text.contains(&format!("/v1/decks/{id}\"")),
         "raw ids never become labels"
     );

@@ -309,6 +309,9 @@ async fn a_queued_job_survives_a_restart_and_a_dying_browser_ends_it_failed() {
         .unwrap();
     let files = Arc::new(LocalFiles::new(dir.path().join("exports")).unwrap());
 
+    // `/metrics` reports them as the queue depth.
+    assert_eq!(core.export_queue_depth().await.unwrap(), 2);
+
     // After the "restart", a worker whose browser dies at once takes the jobs from the database.
     let worker = Exporter {
         core: core.clone(),
@@ -321,6 +324,7 @@ async fn a_queued_job_survives_a_restart_and_a_dying_browser_ends_it_failed() {
         runs += 1;
         assert!(runs < 10, "the queue never drains");
     }
+    assert_eq!(core.export_queue_depth().await.unwrap(), 0);
 
     let zip = core
         .get_deck_export(&caller, Some(deck.meta.id), Some(zip.id))
