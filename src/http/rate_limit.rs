@@ -316,10 +316,17 @@ pub async fn run_sync(limits: Arc<RateLimits>, core: lectern_core::Lectern) {
 }
 
 /// The client address of a request (the TCP peer).
-fn client_address(req: &Request) -> IpAddr {
+pub fn client_address(req: &Request) -> IpAddr {
     req.extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(a)| a.ip())
+}
+
+/// For a request refused for want of a valid credential (e.g. on `/mcp`): counts it against
+/// the client address; over the limit, the 429 to send instead of the 401.
+pub fn over_limit_without_credential(state: &AppState, address: IpAddr) -> Option<Response> {
+    let decision = state.rate_limits.check(&RateKey::Address(address))?;
+    (!decision.allowed()).then(|| decision.too_many_requests())
 }
 
 /// Middleware for the REST API: authenticates the caller once (the `Auth` extractor reuses

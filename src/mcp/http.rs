@@ -18,6 +18,7 @@ use serde_json::{Value, json};
 
 use crate::app::AppState;
 use crate::http::error::ErrorBody;
+use crate::http::rate_limit::{client_address, over_limit_without_credential};
 use crate::mcp::LecternMcp;
 
 /// Host names always allowed besides the public URL's: a local client may use them.
@@ -124,6 +125,12 @@ fn unauthorized(state: &AppState, message: &str, presented: bool) -> Response {
 /// request's extensions (401 without one).
 pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
     let allowed = allowed_hosts(&state.core);
+    // Requests without a valid credential count against the client address, as on REST.
+    let address = client_address(&req);
+    let deny = |message: &str, presented: bool| {
+        over_limit_without_credential(&state, address)
+            .unwrap_or_else(|| unauthorized(&state, message, presented))
+    };
     let host = req
         .headers()
         .get(header::HOST)
@@ -170,8 +177,7 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
     let token = match presented {
         Some(Some(token)) => token,
         Some(None) => {
-            return unauthorized(
-                &state,
+            return deny(
                 "the Authorization header must be 'Bearer <credential>'",
                 true,
             );
@@ -179,8 +185,7 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
         None => match anonymous_key(&state, &req) {
             Some(key) => key,
             None => {
-                return unauthorized(
-                    &state,
+                return deny(
                     "a valid API key or OAuth access token is required (Authorization: Bearer ...)",
                     false,
                 );
@@ -196,7 +201,7 @@ pub async fn guard(State(state): State<AppState>, mut req: Request, next: Next) 
             req.extensions_mut().insert(caller);
             next.run(req).await
         }
-        Err(Error::Unauthorized(message)) => unauthorized(&state, &message, true),
+        Err(Error::Unauthorized(message)) => deny(&message, true),
         Err(e) => crate::http::error::ApiError::from(e).into_response(),
     }
 }

@@ -720,3 +720,36 @@ async fn tool_calls_count_against_the_credentials_rate_limit() {
     client.cancel().await.unwrap();
     other.cancel().await.unwrap();
 }
+
+#[tokio::test]
+async fn requests_without_a_valid_credential_are_limited_per_address() {
+    let app = TestApp::spawn_limited(3, |core| core).await;
+    let post = |key: Option<&str>| {
+        let mut req = reqwest::Client::new()
+            .post(format!("{}/mcp", app.base))
+            .header("accept", "application/json, text/event-stream")
+            .json(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}));
+        if let Some(key) = key {
+            req = req.bearer_auth(key);
+        }
+        req.send()
+    };
+    for key in [None, Some("lk_wrong"), None] {
+        assert_eq!(post(key).await.unwrap().status(), 401);
+    }
+    let limited = post(Some("lk_other")).await.unwrap();
+    assert_eq!(limited.status(), 429);
+    assert!(limited.headers().contains_key("retry-after"));
+    let body: Value = limited.json().await.unwrap();
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("rate limit exceeded")
+    );
+    // A valid key is not held back by the address's budget.
+    let alice = app.user("alice").await;
+    let client = stateless_client(&app, &alice.key).await;
+    ok(&call(&client, "users_get", json!({})).await);
+    client.cancel().await.unwrap();
+}
