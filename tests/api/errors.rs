@@ -226,3 +226,35 @@ async fn metrics_count_requests_by_route_without_ids() {
         "raw ids never become labels"
     );
 }
+
+#[tokio::test]
+async fn a_client_that_never_finishes_its_headers_is_disconnected() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = TestApp::spawn().await;
+    let addr = app.base.trim_start_matches("http://").to_string();
+    let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    stream
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: lectern\r\n")
+        .await
+        .unwrap();
+    let started = std::time::Instant::now();
+    let mut answer = Vec::new();
+    // The server ends the connection (perhaps after a 408) once the header time is up.
+    tokio::time::timeout(
+        lectern::app::HEADER_READ_TIMEOUT * 2,
+        stream.read_to_end(&mut answer),
+    )
+    .await
+    .expect("the server closes a connection whose headers never end")
+    .ok();
+    let waited = started.elapsed();
+    assert!(
+        waited >= lectern::app::HEADER_READ_TIMEOUT - std::time::Duration::from_millis(500),
+        "closed after {waited:?}"
+    );
+    let text = String::from_utf8_lossy(&answer);
+    assert!(
+        text.is_empty() || text.starts_with("HTTP/1.1 408"),
+        "unexpected answer: {text}"
+    );
+}
