@@ -58,6 +58,8 @@ curl -sf "$BASE/v1/openapi.json" -o "$WORK/openapi.json"
 # threads at once, which CPython 3.11 does not survive ("AST constructor recursion depth
 # mismatch", seen here as a schemathesis runtime error, not a server failure).
 set +e
+# From the scratch dir: schemathesis and hypothesis keep caches in the working directory.
+cd "$WORK"
 "$VENV/bin/schemathesis" run "$BASE/v1/openapi.json" \
   --header "Authorization: Bearer $KEY" \
   --checks not_a_server_error,status_code_conformance,response_schema_conformance \
