@@ -198,3 +198,72 @@ async fn a_second_start_does_not_bootstrap_again() {
     let out = server.wait_with_output().await.unwrap();
     assert!(!String::from_utf8_lossy(&out.stdout).contains("API key"));
 }
+
+/// SIGTERM while a request is being uploaded: the server stops accepting connections, finishes
+/// the request (201, the deck is stored) and then exits 0.
+#[tokio::test]
+async fn a_request_in_flight_at_sigterm_is_finished() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("lectern.db").display());
+    crate::common::admin(
+        &url,
+        &[
+            "create-user",
+            "--username",
+            "alice",
+            "--email",
+            "a@example.org",
+        ],
+    )
+    .await;
+    let key = crate::common::admin(&url, &["create-api-key", "--username", "alice"]).await;
+    let (mut server, base) = crate::common::serve(&url, dir.path(), &[]).await;
+    let addr = base.trim_start_matches("http://").to_string();
+
+    // Half a request: headers and the first part of the body.
+    let body = br#"{"title": "Finished after SIGTERM"}"#;
+    let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let head = format!(
+        "POST /v1/decks HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(&body[..10]).await.unwrap();
+    stream.flush().await.unwrap();
+    // Let the server start on it (the handler then waits for the rest of the body; nothing
+    // outside the process can observe that moment, so this is a pause, not a poll), then stop it.
+    let pid = server.id().unwrap().to_string();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .await
+            .unwrap()
+            .success()
+    );
+    // New connections are refused once the server has stopped accepting.
+    let mut refused = false;
+    for _ in 0..50 {
+        if tokio::net::TcpStream::connect(&addr).await.is_err() {
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    assert!(refused, "the listener still accepts after SIGTERM");
+    // The rest of the body: the request completes.
+    stream.write_all(&body[10..]).await.unwrap();
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await.unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 201"), "{answer}");
+    assert!(answer.contains("Finished after SIGTERM"), "{answer}");
+    let status = tokio::time::timeout(std::time::Duration::from_secs(10), server.wait())
+        .await
+        .expect("the server exits once the request is done")
+        .unwrap();
+    assert!(status.success(), "{status:?}");
+}
