@@ -15,17 +15,20 @@ const METHODS: [&str; 5] = ["get", "post", "patch", "put", "delete"];
 /// GET `/v1/docs`.
 pub async fn api_reference(State(state): State<AppState>) -> Response {
     let public_url = state.core.public_url();
-    let doc = serde_json::to_value(document(public_url))
+    let openapi = document(public_url);
+    // The paths in the document's own order (the interface's): a JSON object would sort them.
+    let order: Vec<String> = openapi.paths.paths.keys().cloned().collect();
+    let doc = serde_json::to_value(openapi)
         .expect("the OpenAPI document is plain data and always serialises");
     page(
         StatusCode::OK,
         "Lectern API reference",
-        &render(&doc, public_url),
+        &render(&doc, &order, public_url),
     )
 }
 
-/// The page body for an OpenAPI document.
-fn render(doc: &Value, public_url: &str) -> String {
+/// The page body for an OpenAPI document, its paths in `order`.
+fn render(doc: &Value, order: &[String], public_url: &str) -> String {
     let mut out = String::new();
     if let Some(text) = doc["info"]["description"].as_str() {
         out.push_str(&format!("<p>{}</p>", escape(text)));
@@ -41,12 +44,11 @@ fn render(doc: &Value, public_url: &str) -> String {
         url = escape(public_url)
     ));
     let mut ops: Vec<(String, String, &Value)> = Vec::new();
-    if let Some(paths) = doc["paths"].as_object() {
-        for (path, item) in paths {
-            for method in METHODS {
-                if let Some(op) = item.get(method) {
-                    ops.push((method.to_uppercase(), path.clone(), op));
-                }
+    for path in order {
+        let item = &doc["paths"][path.as_str()];
+        for method in METHODS {
+            if let Some(op) = item.get(method) {
+                ops.push((method.to_uppercase(), path.clone(), op));
             }
         }
     }

@@ -188,6 +188,12 @@ async fn the_reference_page_is_rendered_from_the_document() {
             "{id} missing from the page"
         );
     }
+    // In the interface's order (section 4.1), not sorted by path.
+    let at = |id: &str| r.text.find(&format!("id=\"{id}\"")).unwrap();
+    assert!(at("users_get") < at("list_decks"));
+    assert!(at("list_decks") < at("list_slides"));
+    assert!(at("list_slides") < at("create_deck_export"));
+    assert!(at("create_deck_export") < at("get_team_deck"));
     assert!(r.text.contains("insert_before_slide_id"));
     assert!(r.text.contains("max items 200"));
     assert!(r.text.contains("/oauth/authorize"));
