@@ -53,12 +53,7 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
         );
     }
     // Several servers on one PostgreSQL database share their rate-limit counts.
-    let shared = core
-        .exchange_rate_usage("", 0, &[])
-        .await
-        .map_err(|e| anyhow::anyhow!("storage does not answer: {e}"))?
-        .is_some();
-    let rate_limits = RateLimits::new(opts.rate_limit, shared);
+    let rate_limits = RateLimits::new(opts.rate_limit, core.shares_rate_limits());
     if rate_limits.enabled() {
         tokio::spawn(rate_limit::run_sync(rate_limits.clone(), core.clone()));
     }

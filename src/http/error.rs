@@ -71,13 +71,7 @@ impl From<Error> for ApiError {
             Error::NotFound(m) => ApiError::new(StatusCode::NOT_FOUND, m),
             Error::Invalid(m) => ApiError::invalid(m),
             Error::Internal(cause) => {
-                let mut chain = cause.to_string();
-                let mut source = cause.source();
-                while let Some(s) = source {
-                    chain.push_str(": ");
-                    chain.push_str(&s.to_string());
-                    source = s.source();
-                }
+                let chain = lectern_core::error::cause_chain(cause.as_ref());
                 tracing::error!(error = %chain, "request failed with an internal error");
                 ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error")
             }

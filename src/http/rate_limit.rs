@@ -245,7 +245,7 @@ impl RateLimits {
         let bucket = usage_bucket();
         let others: Vec<RateUsage> =
             match core.exchange_rate_usage(&self.server, bucket, &mine).await {
-                Ok(rows) => rows.unwrap_or_default(),
+                Ok(rows) => rows,
                 Err(e) => {
                     // Keep this round's counts for the next exchange.
                     let mut map = unsynced

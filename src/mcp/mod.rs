@@ -459,13 +459,7 @@ impl Failure {
     fn into_result(self, op: Op) -> CallToolResult {
         let message = match self {
             Failure::Core(Error::Internal(cause)) => {
-                let mut chain = cause.to_string();
-                let mut source = cause.source();
-                while let Some(s) = source {
-                    chain.push_str(": ");
-                    chain.push_str(&s.to_string());
-                    source = s.source();
-                }
+                let chain = lectern_core::error::cause_chain(cause.as_ref());
                 tracing::error!(error = %chain, tool = op.name(), "MCP tool call failed with an internal error");
                 "internal server error".to_string()
             }

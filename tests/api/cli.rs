@@ -206,18 +206,7 @@ async fn a_request_in_flight_at_sigterm_is_finished() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("lectern.db").display());
-    crate::common::admin(
-        &url,
-        &[
-            "create-user",
-            "--username",
-            "alice",
-            "--email",
-            "a@example.org",
-        ],
-    )
-    .await;
-    let key = crate::common::admin(&url, &["create-api-key", "--username", "alice"]).await;
+    let key = crate::common::account(&url, "alice").await;
     let (mut server, base) = crate::common::serve(&url, dir.path(), &[]).await;
     let addr = base.trim_start_matches("http://").to_string();
 

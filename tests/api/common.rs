@@ -143,6 +143,61 @@ pub async fn admin(db_url: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// Sends a request with `key` as bearer credential and `body` as JSON to a server started
+/// with [`serve`]; the answer's status and JSON body (`Null` when not JSON).
+pub async fn send_json(
+    client: &reqwest::Client,
+    method: Method,
+    url: String,
+    key: &str,
+    body: Option<Value>,
+) -> Result<(u16, Value), reqwest::Error> {
+    let mut req = client.request(method, url).bearer_auth(key);
+    if let Some(b) = body {
+        req = req.json(&b);
+    }
+    let resp = req.send().await?;
+    let status = resp.status().as_u16();
+    Ok((status, resp.json().await.unwrap_or(Value::Null)))
+}
+
+/// Creates the account `username` on `db_url` with `lectern admin` and returns a new API key
+/// for it.
+pub async fn account(db_url: &str, username: &str) -> String {
+    let email = format!("{username}@example.org");
+    admin(
+        db_url,
+        &["create-user", "--username", username, "--email", &email],
+    )
+    .await;
+    admin(db_url, &["create-api-key", "--username", username]).await
+}
+
+/// The 21 operations of interface section 4.1, in its order.
+pub const OPERATIONS: [&str; 21] = [
+    "users_get",
+    "list_decks",
+    "create_deck",
+    "list_trashed_decks",
+    "get_deck",
+    "update_deck",
+    "trash_deck",
+    "recover_deck",
+    "list_slides",
+    "add_slide",
+    "remove_slides",
+    "get_slide",
+    "update_slide",
+    "move_slides",
+    "list_deck_shares",
+    "create_deck_share",
+    "revoke_deck_share",
+    "create_deck_export",
+    "get_deck_export",
+    "list_team_decks",
+    "get_team_deck",
+];
+
 /// A server under test.
 pub struct TestApp {
     pub base: String,

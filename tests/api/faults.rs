@@ -8,10 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use reqwest::Method;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::mpsc;
 
-use crate::common::{PgDatabase, admin, serve, testing_postgres};
+use crate::common::{PgDatabase, account, send_json, serve, testing_postgres};
 
 /// A database for one test: SQLite in `dir`, or a fresh PostgreSQL database.
 async fn database(dir: &std::path::Path) -> (String, Option<PgDatabase>) {
@@ -26,29 +26,13 @@ async fn database(dir: &std::path::Path) -> (String, Option<PgDatabase>) {
     }
 }
 
-async fn call(
-    client: &reqwest::Client,
-    method: Method,
-    url: String,
-    key: &str,
-    body: Option<Value>,
-) -> Result<(u16, Value), reqwest::Error> {
-    let mut req = client.request(method, url).bearer_auth(key);
-    if let Some(b) = body {
-        req = req.json(&b);
-    }
-    let resp = req.send().await?;
-    let status = resp.status().as_u16();
-    Ok((status, resp.json().await.unwrap_or(Value::Null)))
-}
-
 /// Reads every slide of a deck and checks the order is well formed (contiguous horizontal
 /// positions, contiguous vertical positions, no group of one); returns the slide ids.
 async fn valid_slides(client: &reqwest::Client, base: &str, key: &str, deck: i64) -> Vec<String> {
     let mut ids = Vec::new();
     let mut stacks: Vec<(bool, usize)> = Vec::new();
     for page in 1.. {
-        let (status, list) = call(
+        let (status, list) = send_json(
             client,
             Method::GET,
             format!("{base}/v1/decks/{deck}/slides?per_page=200&page={page}"),
@@ -98,22 +82,11 @@ enum Ack {
 async fn a_kill_9_during_a_burst_of_writes_loses_no_answered_write() {
     let dir = tempfile::tempdir().unwrap();
     let (url, _pg) = database(dir.path()).await;
-    admin(
-        &url,
-        &[
-            "create-user",
-            "--username",
-            "alice",
-            "--email",
-            "a@example.org",
-        ],
-    )
-    .await;
-    let key = admin(&url, &["create-api-key", "--username", "alice"]).await;
+    let key = account(&url, "alice").await;
     let data = dir.path().join("data");
     let (mut server, base) = serve(&url, &data, &["--rate-limit", "0"]).await;
     let client = reqwest::Client::new();
-    let (status, created) = call(
+    let (status, created) = send_json(
         &client,
         Method::POST,
         format!("{base}/v1/decks"),
@@ -151,7 +124,7 @@ async fn a_kill_9_during_a_burst_of_writes_loses_no_answered_write() {
                 if (w + n).is_multiple_of(3) {
                     let body = json!({"title": format!("w{w}-{n}"), "slides": [{"html": "<section>a</section>"}, {"html": "<section>b</section>", "notes": "n"}]});
                     if let Ok((201, r)) =
-                        call(&client, Method::POST, format!("{base}/v1/decks"), &key, Some(body)).await
+                        send_json(&client, Method::POST, format!("{base}/v1/decks"), &key, Some(body)).await
                     {
                         let ids = r["data"]["slide_ids"]
                             .as_array()
@@ -163,7 +136,7 @@ async fn a_kill_9_during_a_burst_of_writes_loses_no_answered_write() {
                     }
                 } else {
                     let body = json!({"html": format!("<section>w{w}-{n}</section>"), "insert_after_slide_id": anchors[n % 2]});
-                    if let Ok((201, r)) = call(
+                    if let Ok((201, r)) = send_json(
                         &client,
                         Method::POST,
                         format!("{base}/v1/decks/{target}/slides"),
@@ -217,7 +190,7 @@ async fn a_kill_9_during_a_burst_of_writes_loses_no_answered_write() {
     }
     assert!(slides > 0 && decks > 0, "both kinds of write were answered");
     // Every deck the database holds (including writes cut off mid-flight) is valid.
-    let (status, list) = call(
+    let (status, list) = send_json(
         &client,
         Method::GET,
         format!("{base}/v1/decks?per_page=100"),
@@ -233,7 +206,7 @@ async fn a_kill_9_during_a_burst_of_writes_loses_no_answered_write() {
         "{total} decks for {decks} answered creates"
     );
     for page in 1..=total.div_ceil(100) {
-        let (_, list) = call(
+        let (_, list) = send_json(
             &client,
             Method::GET,
             format!("{base}/v1/decks?per_page=100&page={page}"),
@@ -261,18 +234,7 @@ async fn the_server_recovers_when_postgresql_restarts_under_load() {
     let dir = tempfile::tempdir().unwrap();
     let (url, pg) = database(dir.path()).await;
     let pg = pg.expect("a PostgreSQL database");
-    admin(
-        &url,
-        &[
-            "create-user",
-            "--username",
-            "alice",
-            "--email",
-            "a@example.org",
-        ],
-    )
-    .await;
-    let key = admin(&url, &["create-api-key", "--username", "alice"]).await;
+    let key = account(&url, "alice").await;
     let (mut server, base) = serve(&url, dir.path(), &["--rate-limit", "0"]).await;
     let client = reqwest::Client::new();
 
@@ -293,9 +255,9 @@ async fn the_server_recovers_when_postgresql_restarts_under_load() {
             while !stop.load(Ordering::Relaxed) {
                 n += 1;
                 let r = if (c + n).is_multiple_of(2) {
-                    call(&client, Method::GET, format!("{base}/v1/decks"), &key, None).await
+                    send_json(&client, Method::GET, format!("{base}/v1/decks"), &key, None).await
                 } else {
-                    call(
+                    send_json(
                         &client,
                         Method::POST,
                         format!("{base}/v1/decks"),

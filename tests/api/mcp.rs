@@ -10,32 +10,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::common::TestApp;
-
-/// The 21 operations of interface section 4.1.
-const OPERATIONS: [&str; 21] = [
-    "users_get",
-    "list_decks",
-    "create_deck",
-    "list_trashed_decks",
-    "get_deck",
-    "update_deck",
-    "trash_deck",
-    "recover_deck",
-    "list_slides",
-    "add_slide",
-    "remove_slides",
-    "get_slide",
-    "update_slide",
-    "move_slides",
-    "list_deck_shares",
-    "create_deck_share",
-    "revoke_deck_share",
-    "create_deck_export",
-    "get_deck_export",
-    "list_team_decks",
-    "get_team_deck",
-];
+use crate::common::{OPERATIONS, TestApp, account};
 
 const EXTRA_TOOLS: [&str; 4] = [
     "get_slides",
@@ -550,41 +525,12 @@ async fn a_foreign_origin_or_host_gets_403() {
     assert_ne!(ok.status(), 403);
 }
 
-/// Runs `lectern admin ...` on `dir` and returns its stdout.
-async fn admin(dir: &std::path::Path, args: &[&str]) -> String {
-    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_lectern"))
-        .arg("--data-dir")
-        .arg(dir)
-        .arg("admin")
-        .args(args)
-        .env_remove("LECTERN_DATABASE_URL")
-        .output()
-        .await
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
-
 #[tokio::test]
 async fn the_test_only_key_serves_credential_less_requests_on_loopback_only() {
     use tokio::io::AsyncBufReadExt;
     let dir = tempfile::tempdir().unwrap();
-    admin(
-        dir.path(),
-        &[
-            "create-user",
-            "--username",
-            "alice",
-            "--email",
-            "a@example.org",
-        ],
-    )
-    .await;
-    let key = admin(dir.path(), &["create-api-key", "--username", "alice"]).await;
+    let db_url = format!("sqlite://{}", dir.path().join("lectern.db").display());
+    let key = account(&db_url, "alice").await;
     let serve = |public: Option<&str>| {
         let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_lectern"));
         cmd.arg("--data-dir")

@@ -4,23 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{PgDatabase, admin, serve, testing_postgres};
-
-async fn call(
-    client: &reqwest::Client,
-    method: reqwest::Method,
-    url: String,
-    key: &str,
-    body: Option<Value>,
-) -> (u16, Value) {
-    let mut req = client.request(method, url).bearer_auth(key);
-    if let Some(b) = body {
-        req = req.json(&b);
-    }
-    let resp = req.send().await.expect("the server answers");
-    let status = resp.status().as_u16();
-    (status, resp.json().await.unwrap_or(Value::Null))
-}
+use crate::common::{PgDatabase, account, send_json, serve, testing_postgres};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_servers_on_one_database_lose_nothing() {
@@ -29,18 +13,7 @@ async fn two_servers_on_one_database_lose_nothing() {
         return;
     }
     let db = PgDatabase::create().await;
-    admin(
-        &db.url,
-        &[
-            "create-user",
-            "--username",
-            "alice",
-            "--email",
-            "a@example.org",
-        ],
-    )
-    .await;
-    let key = admin(&db.url, &["create-api-key", "--username", "alice"]).await;
+    let key = account(&db.url, "alice").await;
     let dir = tempfile::tempdir().unwrap();
     let (_a, base_a) = serve(&db.url, dir.path(), &[]).await;
     let (_b, base_b) = serve(&db.url, dir.path(), &[]).await;
@@ -55,7 +28,7 @@ async fn two_servers_on_one_database_lose_nothing() {
             let slides: Vec<Value> = (0..10)
                 .map(|n| json!({"html": format!("<section>{n}</section>")}))
                 .collect();
-            call(
+            send_json(
                 &client,
                 reqwest::Method::POST,
                 format!("{base}/v1/decks"),
@@ -63,6 +36,7 @@ async fn two_servers_on_one_database_lose_nothing() {
                 Some(json!({"title": "Same", "slides": slides})),
             )
             .await
+            .unwrap()
         }));
     }
     let mut decks: Vec<(i64, Vec<String>)> = Vec::new();
@@ -91,11 +65,11 @@ async fn two_servers_on_one_database_lose_nothing() {
         tasks.push(tokio::spawn(async move {
             let url = format!("{base}/v1/decks/{deck}/slides");
             let (status, body) = match i % 4 {
-                0 | 1 => call(&client, reqwest::Method::POST, url, &key, Some(json!({"insert_after_slide_id": ids[i % 10]}))).await,
-                2 => call(&client, reqwest::Method::PATCH, format!("{url}/move"), &key, Some(json!({
+                0 | 1 => send_json(&client, reqwest::Method::POST, url, &key, Some(json!({"insert_after_slide_id": ids[i % 10]}))).await.unwrap(),
+                2 => send_json(&client, reqwest::Method::PATCH, format!("{url}/move"), &key, Some(json!({
                     "slide_ids": [ids[(i + 1) % 10], ids[(i + 5) % 10]], "insert_before_slide_id": ids[(i + 3) % 10]
-                }))).await,
-                _ => call(&client, reqwest::Method::DELETE, url, &key, Some(json!({"slide_ids": [ids[(i / 4) % 10]]}))).await,
+                }))).await.unwrap(),
+                _ => send_json(&client, reqwest::Method::DELETE, url, &key, Some(json!({"slide_ids": [ids[(i / 4) % 10]]}))).await.unwrap(),
             };
             (deck, i % 4, status, body)
         }));
@@ -121,14 +95,15 @@ async fn two_servers_on_one_database_lose_nothing() {
     for (deck, count) in expected {
         let mut orders = Vec::new();
         for base in &bases {
-            let (status, list) = call(
+            let (status, list) = send_json(
                 &client,
                 reqwest::Method::GET,
                 format!("{base}/v1/decks/{deck}/slides?per_page=200"),
                 &key,
                 None,
             )
-            .await;
+            .await
+            .unwrap();
             assert_eq!(status, 200);
             let items = list["data"].as_array().unwrap();
             assert_eq!(
@@ -148,14 +123,15 @@ async fn two_servers_on_one_database_lose_nothing() {
                     Some(v) => panic!("deck {deck} slide {n} is in a group ({v}) it never joined"),
                 }
             }
-            let (_, detail) = call(
+            let (_, detail) = send_json(
                 &client,
                 reqwest::Method::GET,
                 format!("{base}/v1/decks/{deck}"),
                 &key,
                 None,
             )
-            .await;
+            .await
+            .unwrap();
             assert_eq!(detail["data"]["slide_count"].as_i64().unwrap(), count);
             orders.push(items.iter().map(|s| s["id"].clone()).collect::<Vec<_>>());
         }
@@ -172,18 +148,7 @@ async fn two_servers_share_the_rate_limit() {
         return;
     }
     let db = PgDatabase::create().await;
-    admin(
-        &db.url,
-        &[
-            "create-user",
-            "--username",
-            "alice",
-            "--email",
-            "a@example.org",
-        ],
-    )
-    .await;
-    let key = admin(&db.url, &["create-api-key", "--username", "alice"]).await;
+    let key = account(&db.url, "alice").await;
     let dir = tempfile::tempdir().unwrap();
     let (_a, base_a) = serve(&db.url, dir.path(), &["--rate-limit", "10"]).await;
     let (_b, base_b) = serve(&db.url, dir.path(), &["--rate-limit", "10"]).await;

@@ -27,6 +27,19 @@ pub enum Error {
     Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
 }
 
+/// A fault and its causes, outermost first, as one log line: `a: b: c`. Every adapter logs
+/// an [`Error::Internal`] with it before answering generically.
+pub fn cause_chain(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut chain = err.to_string();
+    let mut source = err.source();
+    while let Some(s) = source {
+        chain.push_str(": ");
+        chain.push_str(&s.to_string());
+        source = s.source();
+    }
+    chain
+}
+
 /// Shorthand for results of the core.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 

@@ -125,14 +125,19 @@ impl Lectern {
         self.store.export_queue_depth().await
     }
 
-    /// Swaps rate-limit counts with the other servers on this database; `None` where the
-    /// backend serves one process. See [`Store::exchange_rate_usage`].
+    /// Whether other servers share this database, and with it the rate-limit counts.
+    pub fn shares_rate_limits(&self) -> bool {
+        self.store.shares_rate_limits()
+    }
+
+    /// Swaps rate-limit counts with the other servers on this database. See
+    /// [`Store::exchange_rate_usage`].
     pub async fn exchange_rate_usage(
         &self,
         server: &str,
         bucket: i64,
         mine: &[(String, u64)],
-    ) -> Result<Option<Vec<crate::store::RateUsage>>> {
+    ) -> Result<Vec<crate::store::RateUsage>> {
         self.store.exchange_rate_usage(server, bucket, mine).await
     }
 

@@ -1090,12 +1090,16 @@ impl Store for PgStore {
             .map_err(fault)
     }
 
+    fn shares_rate_limits(&self) -> bool {
+        true
+    }
+
     async fn exchange_rate_usage(
         &self,
         server: &str,
         bucket: i64,
         mine: &[(String, u64)],
-    ) -> Result<Option<Vec<RateUsage>>> {
+    ) -> Result<Vec<RateUsage>> {
         if !mine.is_empty() {
             let keys: Vec<&str> = mine.iter().map(|(k, _)| k.as_str()).collect();
             let counts: Vec<i64> = mine.iter().map(|(_, n)| *n as i64).collect();
@@ -1130,16 +1134,15 @@ impl Store for PgStore {
         .fetch_all(&self.pool)
         .await
         .map_err(fault)?;
-        Ok(Some(
-            rows.into_iter()
-                .map(|(server, key, bucket, requests)| RateUsage {
-                    server,
-                    key,
-                    bucket,
-                    requests: requests.max(0) as u64,
-                })
-                .collect(),
-        ))
+        Ok(rows
+            .into_iter()
+            .map(|(server, key, bucket, requests)| RateUsage {
+                server,
+                key,
+                bucket,
+                requests: requests.max(0) as u64,
+            })
+            .collect())
     }
 
     async fn decks_needing_thumbnails(

@@ -251,12 +251,16 @@ impl Store for CachedStore {
         self.inner.export_queue_depth().await
     }
 
+    fn shares_rate_limits(&self) -> bool {
+        self.inner.shares_rate_limits()
+    }
+
     async fn exchange_rate_usage(
         &self,
         server: &str,
         bucket: i64,
         mine: &[(String, u64)],
-    ) -> Result<Option<Vec<RateUsage>>> {
+    ) -> Result<Vec<RateUsage>> {
         self.inner.exchange_rate_usage(server, bucket, mine).await
     }
 

@@ -686,17 +686,22 @@ pub trait Store: Send + Sync {
     /// Exports waiting for a worker (`/metrics`).
     async fn export_queue_depth(&self) -> Result<i64>;
 
-    /// Several servers on one database share rate-limit counts: stores this server's
-    /// requests per key since its last call (`mine`, counted in `bucket`) and returns every
-    /// other server's counts of this bucket and the one before. `None` from a backend that
-    /// serves one process (nothing to share).
+    /// Whether several serving processes may use this database, so that they share their
+    /// rate-limit counts through [`Store::exchange_rate_usage`]. SQLite serves one process.
+    fn shares_rate_limits(&self) -> bool {
+        false
+    }
+
+    /// Stores this server's requests per key since its last call (`mine`, counted in
+    /// `bucket`) and returns every other server's counts of this bucket and the one before.
+    /// Only called where [`Store::shares_rate_limits`].
     async fn exchange_rate_usage(
         &self,
         _server: &str,
         _bucket: i64,
         _mine: &[(String, u64)],
-    ) -> Result<Option<Vec<RateUsage>>> {
-        Ok(None)
+    ) -> Result<Vec<RateUsage>> {
+        Ok(Vec::new())
     }
 
     /// Moves the owner's deck into the trash (`Some(time)`) or out of it (`None`). A deck
