@@ -168,29 +168,7 @@ async fn the_openapi_document_describes_every_operation_built() {
         })
         .collect();
     ids.sort();
-    let mut expected = vec![
-        "users_get",
-        "list_decks",
-        "create_deck",
-        "list_trashed_decks",
-        "get_deck",
-        "update_deck",
-        "trash_deck",
-        "recover_deck",
-        "list_slides",
-        "add_slide",
-        "remove_slides",
-        "get_slide",
-        "update_slide",
-        "move_slides",
-        "list_deck_shares",
-        "create_deck_share",
-        "revoke_deck_share",
-        "create_deck_export",
-        "get_deck_export",
-        "list_team_decks",
-        "get_team_deck",
-    ];
+    let mut expected = crate::common::OPERATIONS.to_vec();
     expected.sort();
     assert_eq!(ids, expected);
     assert_eq!(
@@ -257,4 +235,40 @@ async fn a_client_that_never_finishes_its_headers_is_disconnected() {
         text.is_empty() || text.starts_with("HTTP/1.1 408"),
         "unexpected answer: {text}"
     );
+}
+
+#[tokio::test]
+async fn a_request_that_takes_longer_than_the_time_limit_answers_408_json() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let addr = app.base.trim_start_matches("http://").to_string();
+    let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    // The headers arrive, the body never does: the handler waits until the time limit.
+    let head = format!(
+        "POST /v1/decks HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n{{",
+        alice.key
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let started = std::time::Instant::now();
+    let mut answer = Vec::new();
+    tokio::time::timeout(
+        lectern::router::REQUEST_TIMEOUT * 2,
+        stream.read_to_end(&mut answer),
+    )
+    .await
+    .expect("the server answers within the time limit")
+    .unwrap();
+    assert!(
+        started.elapsed() >= lectern::router::REQUEST_TIMEOUT - std::time::Duration::from_secs(1)
+    );
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("application/json"), "{answer}");
+    assert!(answer.contains("{\"error\":"), "{answer}");
+    // Nothing was created.
+    let decks = app.list_decks(&alice.key, "").await;
+    decks.expect(200);
+    assert_eq!(decks.json["meta"]["total"], 0);
 }
