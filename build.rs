@@ -1,7 +1,10 @@
 //! Installs the front-end packages the binary embeds (reveal.js and the @fontsource fonts,
-//! pinned in package-lock.json)
-//! with `npm ci` when they are missing, so `cargo build` and `cargo run` work on a fresh
-//! clone. Needs Node.js and npm on PATH the first time.
+//! pinned in package-lock.json) with `npm ci` when they are missing, so `cargo build` and
+//! `cargo run` work on a fresh clone. Needs Node.js and npm on PATH the first time.
+//!
+//! Only the two package files are watched: a file that `npm ci` writes during this script
+//! would be newer than the script's run and make cargo run it (and recompile the crate)
+//! again on the next command. After deleting `node_modules`, touch `package-lock.json`.
 
 use std::path::Path;
 use std::process::Command;
@@ -13,8 +16,6 @@ fn main() {
     // The last package of the lock file to be installed, and the one everything needs.
     let marker = Path::new(&dir).join("node_modules/reveal.js/dist/reveal.js");
     let fonts = Path::new(&dir).join("node_modules/@fontsource/quicksand/package.json");
-    println!("cargo:rerun-if-changed={}", marker.display());
-    println!("cargo:rerun-if-changed={}", fonts.display());
     if marker.exists() && fonts.exists() {
         return;
     }

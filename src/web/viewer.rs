@@ -288,17 +288,19 @@ async fn show(
         Some(t) => format!("/teams/{t}"),
         None => String::new(),
     };
+    // The editor and the speaker view (with the notes) are the owner's; anyone else gets
+    // the answer of an unknown deck.
+    if matches!(mode, Mode::Edit | Mode::Present) && !viewed.is_owner {
+        return not_found();
+    }
     if mode == Mode::Edit {
-        if !viewed.is_owner {
-            return not_found();
-        }
         return edit_page(&viewed, &base);
     }
     let url = format!("{base}/{}/{}", viewed.deck.owner_username, viewed.deck.slug);
-    let links = [
-        ("Fullscreen", format!("{url}/fullscreen")),
-        ("Present", format!("{url}/present")),
-    ];
+    let mut links = vec![("Fullscreen", format!("{url}/fullscreen"))];
+    if viewed.is_owner {
+        links.push(("Present", format!("{url}/present")));
+    }
     render(&viewed, mode, &links)
 }
 

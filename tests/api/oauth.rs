@@ -392,6 +392,99 @@ async fn refresh_tokens_rotate_and_a_reused_one_revokes_the_grant() {
     assert!(next.is_err(), "the whole grant is revoked");
 }
 
+/// RFC 6749 §6: a refresh may narrow the scope for its access token (the grant keeps its
+/// own); a wider or unknown scope is refused before anything changes, so the presented
+/// refresh token still works.
+#[tokio::test]
+async fn a_refresh_may_narrow_the_scope_and_a_refused_scope_costs_nothing() {
+    let s = setup().await;
+    let deck = s.app.new_deck(&s.alice.key, "Mine").await;
+    let first = tokens(&s, &["read", "manage"]).await;
+
+    let narrow = s
+        .client
+        .exchange_refresh_token(first.refresh_token().unwrap())
+        .add_scope(OScope::new("read".into()))
+        .request_async(&http)
+        .await
+        .expect("a narrower scope is allowed");
+    let narrow_token = narrow.access_token().secret();
+    let get = status(
+        &s.app,
+        Method::GET,
+        &format!("/v1/decks/{deck}"),
+        narrow_token,
+        None,
+    )
+    .await;
+    let patch = status(
+        &s.app,
+        Method::PATCH,
+        &format!("/v1/decks/{deck}"),
+        narrow_token,
+        Some(json!({"title": "x"})),
+    )
+    .await;
+    let full = s
+        .client
+        .exchange_refresh_token(narrow.refresh_token().unwrap())
+        .request_async(&http)
+        .await
+        .expect("a refresh without scope");
+
+    assert_eq!(narrow.scopes().unwrap().len(), 1);
+    assert_eq!(narrow.scopes().unwrap()[0].as_str(), "read");
+    assert_eq!(get.status(), 200);
+    assert_eq!(patch.status(), 403, "the narrowed token cannot manage");
+    let full_scopes: Vec<&str> = full.scopes().unwrap().iter().map(|s| s.as_str()).collect();
+    assert_eq!(full_scopes, ["manage", "read"], "the grant keeps its scope");
+    assert_eq!(
+        status(
+            &s.app,
+            Method::PATCH,
+            &format!("/v1/decks/{deck}"),
+            full.access_token().secret(),
+            Some(json!({"title": "y"})),
+        )
+        .await
+        .status(),
+        200
+    );
+
+    // A scope the grant lacks, and an unknown one: invalid_scope, and the token stays valid.
+    let read_only = tokens(&s, &["read"]).await;
+    let refresh = read_only.refresh_token().unwrap();
+    for asked in ["manage", "admin"] {
+        let refused = reqwest::Client::new()
+            .post(format!("{}/oauth/token", s.app.base))
+            .form(&[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", refresh.secret().as_str()),
+                ("client_id", s.client.client_id().as_str()),
+                ("scope", asked),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), 400, "{asked}");
+        let body: Value = refused.json().await.unwrap();
+        assert_eq!(body["error"], "invalid_scope", "{asked}");
+    }
+    let again = s
+        .client
+        .exchange_refresh_token(refresh)
+        .request_async(&http)
+        .await
+        .expect("the refresh token survived the refused requests");
+    assert_eq!(again.scopes().unwrap()[0].as_str(), "read");
+    let reuse = s
+        .client
+        .exchange_refresh_token(refresh)
+        .request_async(&http)
+        .await;
+    assert!(reuse.is_err(), "and it works once only");
+}
+
 #[tokio::test]
 async fn codes_are_single_use_and_bound_to_the_verifier() {
     let s = setup().await;

@@ -54,7 +54,7 @@ async fn deck_url(app: &TestApp, user: &TestUser, body: serde_json::Value) -> St
 }
 
 #[tokio::test]
-async fn a_public_deck_presents_to_anyone_with_its_settings_and_notes() {
+async fn a_public_deck_presents_to_anyone_with_its_settings_and_to_its_owner_with_notes() {
     let app = TestApp::spawn().await;
     let alice = app.user("alice").await;
     let url = deck_url(&app, &alice, json!({
@@ -62,33 +62,144 @@ async fn a_public_deck_presents_to_anyone_with_its_settings_and_notes() {
         "slides": [{"html": "<section><h1>Hello world</h1></section>", "notes": "Say <hi>"}, {"html": "<section>Two</section>"}]
     }))
     .await;
+    let owner = signed_in(&app, Some(&alice)).await;
 
     let (status, html, headers) = page(&signed_in(&app, None).await, &url).await;
+    let (owner_status, owner_html, _) = page(&owner, &url).await;
 
     assert_eq!(status, 200);
     assert!(html.contains("<h1>Hello world</h1>"));
-    assert!(
-        html.contains("<aside class=\"notes\">Say &lt;hi&gt;</aside>"),
-        "notes as reveal.js expects"
-    );
+    assert!(!html.contains("Say &lt;hi&gt;"), "visitors get no notes");
+    assert!(!html.contains("/present"), "nor a link to the speaker view");
     assert!(html.contains("theme-black-mint") && html.contains("font-news"));
     assert!(html.contains("\"width\":1024") && html.contains("\"height\":768"));
     assert!(html.contains("/assets/reveal/reveal.js"));
     let csp = headers["content-security-policy"].to_str().unwrap();
     assert!(csp.contains("script-src 'self'"), "{csp}");
     assert_eq!(headers["referrer-policy"], "no-referrer");
-    for mode in ["fullscreen", "present"] {
-        let (s, h, _) = page(&signed_in(&app, None).await, &format!("{url}/{mode}")).await;
-        assert_eq!(s, 200, "{mode}");
-        assert!(h.contains("Hello world"));
-    }
-    let (s, present, _) = page(&signed_in(&app, None).await, &format!("{url}/present")).await;
+    assert_eq!(owner_status, 200);
+    assert!(
+        owner_html.contains("<aside class=\"notes\">Say &lt;hi&gt;</aside>"),
+        "the owner's page has the notes as reveal.js expects"
+    );
+    let (s, h, _) = page(&signed_in(&app, None).await, &format!("{url}/fullscreen")).await;
+    assert_eq!(s, 200);
+    assert!(h.contains("Hello world"));
+    let (s, present, _) = page(&owner, &format!("{url}/present")).await;
     assert_eq!(s, 200);
     assert!(
         present.contains("lectern-notes")
             && present.contains("lectern-timer")
             && present.contains("reveal next")
+            && present.contains("Say &lt;hi&gt;")
     );
+}
+
+/// Every page a non-owner can reach, for a public deck, a team deck and a share link whose
+/// notes carry a unique marker: the marker is nowhere, and the speaker view is not there.
+#[tokio::test]
+async fn speaker_notes_reach_no_one_but_the_owner() {
+    let app = TestApp::spawn().await;
+    let owner = app.team_user("owen", "crew").await;
+    let mate = app.team_user("mia", "crew").await;
+    let stranger = app.user("sam").await;
+    let slides = |marker: &str| {
+        json!([{"html": "<section>first-slide</section>", "notes": format!("note {marker}")},
+               {"html": "<section>two</section>", "notes": format!("{marker} again")}])
+    };
+    let public = deck_url(
+        &app,
+        &owner,
+        json!({"title": "Open", "visibility": "all", "slides": slides("MARK-PUBLIC-31")}),
+    )
+    .await;
+    let team = deck_url(
+        &app,
+        &owner,
+        json!({"title": "Crew", "visibility": "team", "slides": slides("MARK-TEAM-47")}),
+    )
+    .await;
+    let private = app
+        .create_deck(
+            &owner.key,
+            json!({"title": "Board", "slides": slides("MARK-SHARE-59")}),
+        )
+        .await;
+    let private_id = private.data()["id"].clone();
+    let link = share(
+        &app,
+        &owner,
+        &private_id,
+        json!({"password": "open sesame"}),
+    )
+    .await;
+    let link_url = link["url"].as_str().unwrap().to_string();
+    let token = link_url.split("token=").nth(1).unwrap().to_string();
+    let team_address = app
+        .call(
+            reqwest::Method::GET,
+            "/v1/team/decks",
+            Some(&mate.key),
+            None,
+        )
+        .await
+        .data()
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["title"] == "Crew")
+        .unwrap()["url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let anon = signed_in(&app, None).await;
+    let visitor = signed_in(&app, None).await;
+    let right = visitor
+        .post(format!("{}/s/{}", app.base, link["id"]))
+        .form(&[("token", token.as_str()), ("password", "open sesame")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(right.status(), 303);
+    let (mia, sam) = (
+        signed_in(&app, Some(&mate)).await,
+        signed_in(&app, Some(&stranger)).await,
+    );
+
+    let mut seen = 0;
+    for browser in [&anon, &mia, &sam, &visitor] {
+        for base in [&public, &team, &team_address] {
+            for suffix in ["", "/fullscreen", "/present", "/edit"] {
+                let (status, html, _) = page(browser, &format!("{base}{suffix}")).await;
+                assert!(!html.contains("MARK-"), "{base}{suffix}: {status}");
+                assert!(!html.contains("lectern-notes"), "{base}{suffix}");
+                if suffix == "/present" || suffix == "/edit" {
+                    assert_eq!(status, 404, "{base}{suffix} is the owner's");
+                }
+                seen += usize::from(status == 200);
+            }
+        }
+        for url in [
+            link_url.clone(),
+            link["urls"]["fullscreen"].as_str().unwrap().to_string(),
+        ] {
+            let (status, html, _) = page(browser, &url).await;
+            assert!(!html.contains("MARK-"), "{url}");
+            seen += usize::from(status == 200 && html.contains("first-slide"));
+        }
+    }
+    // Pages were really shown: the public deck to all four (default and fullscreen), the team
+    // deck to the member at both addresses, the share link to the visitor who gave the password.
+    assert_eq!(seen, 4 * 2 + 2 * 2 + 2, "pages shown to non-owners");
+    // The owner's own views keep the notes.
+    let owen = signed_in(&app, Some(&owner)).await;
+    for (base, marker) in [(&public, "MARK-PUBLIC-31"), (&team, "MARK-TEAM-47")] {
+        for suffix in ["", "/fullscreen", "/present"] {
+            let (status, html, _) = page(&owen, &format!("{base}{suffix}")).await;
+            assert_eq!(status, 200);
+            assert!(html.contains(marker), "{base}{suffix}");
+        }
+    }
 }
 
 #[tokio::test]

@@ -13,8 +13,8 @@ use crate::auth::{Caller, Credential, Scope};
 use crate::secret::{self, Secret};
 use crate::service::Lectern;
 use crate::store::{
-    ApiKeyInfo, CodeRecord, Exchanged, NewTokenRecord, OAuthClientRecord, Rotated, SessionInfo,
-    SessionRecord,
+    ApiKeyInfo, CodeRecord, Exchanged, GrantRecord, NewTokenRecord, OAuthClientRecord, Rotated,
+    SessionInfo, SessionRecord,
 };
 use crate::time::Timestamp;
 use crate::{Error, Result};
@@ -261,7 +261,12 @@ fn dummy_password_hash() -> &'static str {
     })
 }
 
-fn token_pair(now: Timestamp) -> (Secret, Secret, [NewTokenRecord; 2]) {
+/// A new access and refresh token and their records; `access_scope` is the access token's own
+/// scope when it is narrower than the grant's.
+fn token_pair(
+    now: Timestamp,
+    access_scope: Option<String>,
+) -> (Secret, Secret, [NewTokenRecord; 2]) {
     let access = new_secret(ACCESS_PREFIX);
     let refresh = new_secret(REFRESH_PREFIX);
     let records = [
@@ -270,15 +275,38 @@ fn token_pair(now: Timestamp) -> (Secret, Secret, [NewTokenRecord; 2]) {
             kind: "access",
             created_at: now,
             expires_at: later(now, ACCESS_TOKEN_SECONDS),
+            scope: access_scope,
         },
         NewTokenRecord {
             token_hash: secret::sha256_hex(refresh.expose()),
             kind: "refresh",
             created_at: now,
             expires_at: later(now, REFRESH_TOKEN_SECONDS),
+            scope: None,
         },
     ];
     (access, refresh, records)
+}
+
+/// The scope of an access token from a refresh (RFC 6749 §6): the grant's, or the `asked`
+/// part of it. Asking for a scope the grant does not hold is refused (`Invalid`).
+pub fn refreshed_scope(grant_scope: &str, asked: Option<&[Scope]>) -> Result<String> {
+    let sorted = |scopes: &mut Vec<Scope>| {
+        scopes.sort_by_key(|s| s.as_str());
+        scopes.dedup();
+        scope_string(scopes)
+    };
+    let mut granted: Vec<Scope> = grant_scope
+        .split_whitespace()
+        .filter_map(Scope::parse)
+        .collect();
+    match asked {
+        None => Ok(sorted(&mut granted)),
+        Some(asked) if asked.iter().all(|s| granted.contains(s)) => Ok(sorted(&mut asked.to_vec())),
+        Some(_) => Err(Error::invalid(format!(
+            "a refresh may ask for the grant's scope ({grant_scope}) or less"
+        ))),
+    }
 }
 
 impl Lectern {
@@ -527,7 +555,7 @@ impl Lectern {
     ) -> std::result::Result<TokenResponse, OAuthError> {
         let client = self.authenticate_client(auth).await?;
         let now = Timestamp::now();
-        let (access, refresh, records) = token_pair(now);
+        let (access, refresh, records) = token_pair(now, None);
         let client_id = client.client_id.clone();
         let redirect_uri = redirect_uri.map(str::to_string);
         let verifier = verifier.map(str::to_string);
@@ -584,7 +612,11 @@ impl Lectern {
         }
     }
 
-    /// The `refresh_token` grant: rotates the refresh token.
+    /// The `refresh_token` grant: rotates the refresh token. RFC 6749 §6: the request may
+    /// ask for the grant's scope or a narrower one; the new access token then carries the
+    /// narrower scope while the grant (and so the next refresh) keeps its own. A wider or
+    /// unknown scope is `invalid_scope`, decided before anything is written, so the presented
+    /// refresh token stays valid.
     pub async fn refresh(
         &self,
         auth: &ClientAuth,
@@ -592,35 +624,40 @@ impl Lectern {
         scope: Option<&str>,
     ) -> std::result::Result<TokenResponse, OAuthError> {
         let client = self.authenticate_client(auth).await?;
+        let asked = match scope.filter(|s| !s.trim().is_empty()) {
+            Some(raw) => Some(parse_scope(Some(raw))?),
+            None => None,
+        };
         let now = Timestamp::now();
-        let (access, refresh, records) = token_pair(now);
+        let (access, refresh, records) = token_pair(now, None);
+        let check_asked = asked.clone();
         let outcome = self
             .store()
             .rotate_refresh_token(
                 &secret::sha256_hex(refresh_token),
                 &client.client_id,
                 now,
-                records,
-            )
-            .await?;
-        match outcome {
-            Rotated::Fresh(grant) => {
-                if let Some(asked) = scope.filter(|s| !s.trim().is_empty()) {
-                    // The grant's scope is kept; asking for a different one is refused.
-                    if parse_scope(Some(asked))? != parse_scope(Some(&grant.scope))? {
-                        return Err(OAuthError::new(
-                            "invalid_scope",
-                            "a refresh keeps the scope of the grant",
-                        ));
+                Box::new(move |grant: &GrantRecord| {
+                    let mut records = records;
+                    let scope = refreshed_scope(&grant.scope, check_asked.as_deref())?;
+                    if scope != refreshed_scope(&grant.scope, None)? {
+                        records[0].scope = Some(scope);
                     }
-                }
-                Ok(TokenResponse {
-                    access_token: access,
-                    refresh_token: refresh,
-                    expires_in: ACCESS_TOKEN_SECONDS,
-                    scope: grant.scope,
-                })
-            }
+                    Ok(records)
+                }),
+            )
+            .await
+            .map_err(|e| match e {
+                Error::Invalid(d) => OAuthError::new("invalid_scope", d),
+                other => OAuthError::from(other),
+            })?;
+        match outcome {
+            Rotated::Fresh(grant) => Ok(TokenResponse {
+                access_token: access,
+                refresh_token: refresh,
+                expires_in: ACCESS_TOKEN_SECONDS,
+                scope: refreshed_scope(&grant.scope, asked.as_deref())?,
+            }),
             Rotated::Reused => Err(OAuthError::new(
                 "invalid_grant",
                 "the refresh token was already used; the whole grant is revoked",
@@ -730,6 +767,21 @@ mod tests {
         assert!(!redirect_uri_matches(&reg, "http://127.0.0.2:8/cb"));
         let v6 = vec!["http://[::1]:1/x".to_string()];
         assert!(redirect_uri_matches(&v6, "http://[::1]:9999/x"));
+    }
+
+    #[test]
+    fn a_refresh_may_narrow_the_scope_but_never_widen_it() {
+        assert_eq!(refreshed_scope("manage read", None).unwrap(), "manage read");
+        assert_eq!(
+            refreshed_scope("manage read", Some(&[Scope::Read])).unwrap(),
+            "read"
+        );
+        assert_eq!(
+            refreshed_scope("read manage", Some(&[Scope::Read, Scope::Manage])).unwrap(),
+            "manage read"
+        );
+        assert!(refreshed_scope("read", Some(&[Scope::Manage])).is_err());
+        assert!(refreshed_scope("read", Some(&[Scope::Read, Scope::Manage])).is_err());
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Who may see a deck in the browser (visibility `all`: anyone; `self`: its owner signed in;
 //! `team`: signed-in members of the owner's team), and the deck's HTML as a visitor gets it:
-//! sanitised slides with their notes as `<aside class="notes">`.
+//! sanitised slides. Speaker notes belong to the owner: only the owner's own views (and the
+//! owner's exports) carry them, as `<aside class="notes">`; every other visitor's page has
+//! none.
 
 use crate::deck::Visibility;
 use crate::html::sanitize_for_viewing;
@@ -12,9 +14,10 @@ use crate::{Error, Result};
 #[derive(Debug)]
 pub struct ViewedDeck {
     pub deck: DeckRecord,
-    /// The slides' sections (sanitised, notes included) in reveal.js structure.
+    /// The slides' sections (sanitised; notes included only for the owner) in reveal.js
+    /// structure.
     pub slides_html: String,
-    /// Whether the visitor owns the deck.
+    /// Whether the visitor owns the deck (and so whether `slides_html` carries the notes).
     pub is_owner: bool,
 }
 
@@ -25,10 +28,14 @@ fn escape_text(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// One slide for visitors: sanitised, with its notes inside the section.
-fn viewed_slide(slide: &SlideHtmlRecord) -> String {
+/// One slide for a page: sanitised, with its notes inside the section when `with_notes`.
+fn viewed_slide(slide: &SlideHtmlRecord, with_notes: bool) -> String {
     let clean = sanitize_for_viewing(&slide.html);
-    match slide.notes.as_deref().filter(|n| !n.is_empty()) {
+    match slide
+        .notes
+        .as_deref()
+        .filter(|n| with_notes && !n.is_empty())
+    {
         Some(notes) => match clean.rfind("</section>") {
             Some(end) => format!(
                 "{}<aside class=\"notes\">{}</aside></section>",
@@ -79,14 +86,15 @@ impl Lectern {
         self.viewed(deck, is_owner).await
     }
 
-    /// The deck's sanitised slides for a page.
+    /// The deck's sanitised slides for a page; the notes only when `is_owner` (the owner's
+    /// own pages and exports).
     pub(crate) async fn viewed(&self, deck: DeckRecord, is_owner: bool) -> Result<ViewedDeck> {
         let slides = self.store().deck_slides_html(deck.id).await?;
         let viewed: Vec<SlideHtmlRecord> = slides
             .iter()
             .map(|s| SlideHtmlRecord {
                 slot: s.slot.clone(),
-                html: viewed_slide(s),
+                html: viewed_slide(s, is_owner),
                 notes: None,
             })
             .collect();

@@ -18,9 +18,10 @@ use lectern_core::store::{
     AccessTokenRecord, ApiKeyInfo, ApiKeyRecord, CodeCheckFn, CodeRecord, DeckListKind,
     DeckListRecord, DeckRecord, DeckSearchRecord, Exchanged, ExportRecord, GrantRecord,
     LoginRecord, NewApiKeyRecord, NewDeckRecord, NewOAuthClientRecord, NewShareRecord,
-    NewSlideRecord, NewTokenRecord, NewUserRecord, OAuthClientRecord, RateUsage, Rotated,
-    SessionInfo, SessionRecord, ShareAccess, ShareRecord, SlideEdit, SlideEditFn, SlideHtmlRecord,
-    SlideRecord, SlideSummaryRecord, Store, TeamDeckListRecord, TeamRecord, UserRecord,
+    NewSlideRecord, NewTokenRecord, NewUserRecord, OAuthClientRecord, RateUsage, RefreshCheckFn,
+    Rotated, SessionInfo, SessionRecord, ShareAccess, ShareRecord, SlideEdit, SlideEditFn,
+    SlideHtmlRecord, SlideRecord, SlideSummaryRecord, Store, TeamDeckListRecord, TeamRecord,
+    UserRecord,
 };
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
@@ -161,14 +162,15 @@ async fn insert_token(
     token: &NewTokenRecord,
 ) -> Result<()> {
     sqlx::query(
-        "INSERT INTO oauth_tokens (token_hash, grant_id, kind, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5)",
+        "INSERT INTO oauth_tokens (token_hash, grant_id, kind, created_at, expires_at, scope)
+         VALUES ($1, $2, $3, $4, $5, $6)",
     )
     .bind(&token.token_hash)
     .bind(grant_id)
     .bind(token.kind)
     .bind(token.created_at.unix_micros())
     .bind(token.expires_at.unix_micros())
+    .bind(token.scope.as_deref())
     .execute(&mut **tx)
     .await
     .map_err(fault)?;
@@ -1623,7 +1625,8 @@ impl Store for PgStore {
         now: Timestamp,
     ) -> Result<Option<AccessTokenRecord>> {
         let row = sqlx::query(
-            "SELECT t.id, g.user_id, u.username, u.team_id, g.scope, g.resource, t.expires_at
+            "SELECT t.id, g.user_id, u.username, u.team_id, COALESCE(t.scope, g.scope), g.resource,
+                t.expires_at
              FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
              JOIN users u ON u.id = g.user_id
              WHERE t.token_hash = $1 AND t.kind = 'access' AND t.revoked_at IS NULL
@@ -1653,7 +1656,7 @@ impl Store for PgStore {
         token_hash: &str,
         client_id: &str,
         now: Timestamp,
-        tokens: [NewTokenRecord; 2],
+        check: RefreshCheckFn,
     ) -> Result<Rotated> {
         let mut tx = self.begin_write().await?;
         let row = sqlx::query(
@@ -1688,6 +1691,8 @@ impl Store for PgStore {
         if row.int(3)? <= now.unix_micros() {
             return Ok(Rotated::Invalid);
         }
+        // The core decides (scope) before anything is written; its error rolls back.
+        let tokens = check(&grant)?;
         sqlx::query("UPDATE oauth_tokens SET used_at = $1 WHERE id = $2")
             .bind(now.unix_micros())
             .bind(row.int(0)?)

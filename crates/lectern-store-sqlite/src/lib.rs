@@ -16,9 +16,9 @@ use lectern_core::store::{
     AccessTokenRecord, ApiKeyInfo, ApiKeyRecord, CodeCheckFn, CodeRecord, DeckListKind,
     DeckListRecord, DeckRecord, DeckSearchRecord, Exchanged, ExportRecord, GrantRecord,
     LoginRecord, NewApiKeyRecord, NewDeckRecord, NewOAuthClientRecord, NewShareRecord,
-    NewSlideRecord, NewTokenRecord, NewUserRecord, OAuthClientRecord, Rotated, SessionInfo,
-    SessionRecord, ShareAccess, ShareRecord, SlideEdit, SlideEditFn, SlideHtmlRecord, SlideRecord,
-    SlideSummaryRecord, Store, TeamDeckListRecord, TeamRecord, UserRecord,
+    NewSlideRecord, NewTokenRecord, NewUserRecord, OAuthClientRecord, RefreshCheckFn, Rotated,
+    SessionInfo, SessionRecord, ShareAccess, ShareRecord, SlideEdit, SlideEditFn, SlideHtmlRecord,
+    SlideRecord, SlideSummaryRecord, Store, TeamDeckListRecord, TeamRecord, UserRecord,
 };
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
@@ -220,14 +220,15 @@ async fn insert_token(
     token: &NewTokenRecord,
 ) -> Result<()> {
     sqlx::query(
-        "INSERT INTO oauth_tokens (token_hash, grant_id, kind, created_at, expires_at)
-         VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO oauth_tokens (token_hash, grant_id, kind, created_at, expires_at, scope)
+         VALUES (?, ?, ?, ?, ?, ?)",
     )
     .bind(&token.token_hash)
     .bind(grant_id)
     .bind(token.kind)
     .bind(token.created_at.unix_micros())
     .bind(token.expires_at.unix_micros())
+    .bind(token.scope.as_deref())
     .execute(&mut **tx)
     .await
     .map_err(fault)?;
@@ -1601,7 +1602,8 @@ impl Store for SqliteStore {
         now: Timestamp,
     ) -> Result<Option<AccessTokenRecord>> {
         let row = sqlx::query(
-            "SELECT t.id, g.user_id, u.username, u.team_id, g.scope, g.resource, t.expires_at
+            "SELECT t.id, g.user_id, u.username, u.team_id, COALESCE(t.scope, g.scope), g.resource,
+                t.expires_at
              FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
              JOIN users u ON u.id = g.user_id
              WHERE t.token_hash = ? AND t.kind = 'access' AND t.revoked_at IS NULL
@@ -1631,7 +1633,7 @@ impl Store for SqliteStore {
         token_hash: &str,
         client_id: &str,
         now: Timestamp,
-        tokens: [NewTokenRecord; 2],
+        check: RefreshCheckFn,
     ) -> Result<Rotated> {
         let mut tx = self.begin_write().await?;
         let row = sqlx::query(
@@ -1666,6 +1668,8 @@ impl Store for SqliteStore {
         if row.int(3)? <= now.unix_micros() {
             return Ok(Rotated::Invalid);
         }
+        // The core decides (scope) before anything is written; its error rolls back.
+        let tokens = check(&grant)?;
         sqlx::query("UPDATE oauth_tokens SET used_at = ? WHERE id = ?")
             .bind(now.unix_micros())
             .bind(row.int(0)?)

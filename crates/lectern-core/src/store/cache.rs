@@ -402,10 +402,10 @@ impl Store for CachedStore {
         token_hash: &str,
         client_id: &str,
         now: Timestamp,
-        tokens: [NewTokenRecord; 2],
+        check: RefreshCheckFn,
     ) -> Result<Rotated> {
         self.inner
-            .rotate_refresh_token(token_hash, client_id, now, tokens)
+            .rotate_refresh_token(token_hash, client_id, now, check)
             .await
     }
 

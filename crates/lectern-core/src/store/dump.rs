@@ -192,6 +192,7 @@ pub const TABLES: &[TableSpec] = &[
             ("expires_at", Int),
             ("used_at", Int),
             ("revoked_at", Int),
+            ("scope", Text),
         ],
         serial_id: true,
     },

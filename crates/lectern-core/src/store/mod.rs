@@ -211,6 +211,11 @@ pub enum Exchanged {
 /// PKCE); returns the tokens to issue.
 pub type CodeCheckFn = Box<dyn FnOnce(&CodeRecord) -> Result<[NewTokenRecord; 2]> + Send>;
 
+/// The core's decision on a live refresh token's grant, run inside the rotation's
+/// transaction before anything is written: the new token pair, or an error that leaves the
+/// presented refresh token as it was.
+pub type RefreshCheckFn = Box<dyn FnOnce(&GrantRecord) -> Result<[NewTokenRecord; 2]> + Send>;
+
 /// A token to store.
 #[derive(Debug, Clone)]
 pub struct NewTokenRecord {
@@ -219,6 +224,8 @@ pub struct NewTokenRecord {
     pub kind: &'static str,
     pub created_at: Timestamp,
     pub expires_at: Timestamp,
+    /// An access token's own scope when narrower than its grant's (`None`: the grant's).
+    pub scope: Option<String>,
 }
 
 /// A grant (the user's consent to one client) as stored.
@@ -611,14 +618,15 @@ pub trait Store: Send + Sync {
         token_hash: &str,
         now: Timestamp,
     ) -> Result<Option<AccessTokenRecord>>;
-    /// Uses a live refresh token of `client_id` once and stores the new pair; a token used
-    /// before revokes its whole grant. Atomic.
+    /// Uses a live refresh token of `client_id` once and stores the pair `check` returns; a
+    /// token used before revokes its whole grant. When `check` fails nothing is written and
+    /// its error is returned. Atomic.
     async fn rotate_refresh_token(
         &self,
         token_hash: &str,
         client_id: &str,
         now: Timestamp,
-        tokens: [NewTokenRecord; 2],
+        check: RefreshCheckFn,
     ) -> Result<Rotated>;
     /// Revokes a grant and every token of it.
     async fn revoke_grant(&self, grant_id: i64, at: Timestamp) -> Result<()>;
