@@ -24,6 +24,12 @@ if [ -z "${LECTERN_TEST_POSTGRES_URL+set}" ]; then
 fi
 
 cargo test --workspace --locked "$@"
+# A second cargo command on an unchanged tree must compile nothing (build.rs watches only
+# files that its own `npm ci` does not write).
+if cargo test --workspace --locked --no-run 2>&1 | grep -E '^ *(Compiling|Running `.*build-script)'; then
+  echo "error: a second cargo command compiled again on an unchanged tree" >&2
+  exit 1
+fi
 
 if [ -n "${LECTERN_TEST_POSTGRES_URL:-}" ]; then
   echo "== the black-box tests again, on PostgreSQL =="

@@ -11,7 +11,7 @@ use lectern_core::views::{CreatedDeck, DeckMeta, DeckSummary, DeckView, TrashedD
 use crate::api::{Envelope, data, page};
 use crate::app::AppState;
 use crate::http::error::{ApiError, ErrorBody};
-use crate::http::extract::{Auth, IdPath, JsonBody, QueryParams};
+use crate::http::extract::{Auth, IdPath, JsonBody, Manage, QueryParams};
 
 fn paging(query: &QueryParams) -> Result<Paging, ApiError> {
     Ok(Paging::parse(
@@ -42,7 +42,7 @@ pub async fn list_decks(
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn create_deck(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    Manage(caller): Manage,
     JsonBody(body): JsonBody,
 ) -> Result<(StatusCode, Json<Envelope<CreatedDeck>>), ApiError> {
     let new = NewDeck::from_json(body)?;
@@ -95,7 +95,7 @@ pub async fn get_deck(
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn update_deck(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    Manage(caller): Manage,
     IdPath(id): IdPath,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Envelope<DeckMeta>>, ApiError> {
@@ -111,7 +111,7 @@ pub async fn update_deck(
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn trash_deck(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    Manage(caller): Manage,
     IdPath(id): IdPath,
 ) -> Result<StatusCode, ApiError> {
     state.core.trash_deck(&caller, id).await?;
@@ -126,7 +126,7 @@ pub async fn trash_deck(
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn recover_deck(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    Manage(caller): Manage,
     IdPath(id): IdPath,
 ) -> Result<StatusCode, ApiError> {
     state.core.recover_deck(&caller, id).await?;

@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::api::{Envelope, data};
 use crate::app::AppState;
 use crate::http::error::{ApiError, ErrorBody};
-use crate::http::extract::{Auth, ExportIdPath, IdPath, JsonBody};
+use crate::http::extract::{Auth, ExportIdPath, IdPath, JsonBody, Manage};
 
 /// `meta` of `create_deck_export`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -31,7 +31,7 @@ pub struct PollMeta {
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn create_deck_export(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    Manage(caller): Manage,
     IdPath(deck_id): IdPath,
     JsonBody(body): JsonBody,
 ) -> Result<(StatusCode, Json<Envelope<ExportView, PollMeta>>), ApiError> {

@@ -10,7 +10,7 @@ use serde::Serialize;
 use crate::api::{Envelope, data};
 use crate::app::AppState;
 use crate::http::error::{ApiError, ErrorBody};
-use crate::http::extract::{Auth, IdPath, JsonBody, ShareIdPath};
+use crate::http::extract::{Auth, IdPath, JsonBody, Manage, ShareIdPath};
 
 /// `meta` of the share list: the number of links.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -45,7 +45,7 @@ pub async fn list_deck_shares(
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn create_deck_share(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    Manage(caller): Manage,
     IdPath(deck_id): IdPath,
     JsonBody(body): JsonBody,
 ) -> Result<(StatusCode, Json<Envelope<ShareView>>), ApiError> {
@@ -62,7 +62,7 @@ pub async fn create_deck_share(
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn revoke_deck_share(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    Manage(caller): Manage,
     IdPath(deck_id): IdPath,
     ShareIdPath(share_id): ShareIdPath,
 ) -> Result<StatusCode, ApiError> {

@@ -11,7 +11,7 @@ use lectern_core::views::{SlideCount, SlidePlace, SlideSummary, SlideView};
 use crate::api::{Envelope, data, page};
 use crate::app::AppState;
 use crate::http::error::{ApiError, ErrorBody};
-use crate::http::extract::{Auth, IdPath, JsonBody, QueryParams, SlideIdPath};
+use crate::http::extract::{Auth, IdPath, JsonBody, Manage, QueryParams, SlideIdPath};
 
 /// `list_slides`: slide summaries in presentation order, paged (default 50, at most 200).
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/slides", operation_id = "list_slides", tag = "slides",
@@ -40,7 +40,7 @@ pub async fn list_slides(
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn add_slide(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    Manage(caller): Manage,
     IdPath(deck_id): IdPath,
     JsonBody(body): JsonBody,
 ) -> Result<(StatusCode, Json<Envelope<SlidePlace>>), ApiError> {
@@ -58,7 +58,7 @@ pub async fn add_slide(
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn remove_slides(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    Manage(caller): Manage,
     IdPath(deck_id): IdPath,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Envelope<SlideCount>>, ApiError> {
@@ -94,7 +94,7 @@ pub async fn get_slide(
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn update_slide(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    Manage(caller): Manage,
     IdPath(deck_id): IdPath,
     SlideIdPath(slide_id): SlideIdPath,
     JsonBody(body): JsonBody,
@@ -117,7 +117,7 @@ pub async fn update_slide(
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn move_slides(
     State(state): State<AppState>,
-    Auth(caller): Auth,
+    Manage(caller): Manage,
     IdPath(deck_id): IdPath,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Envelope<SlideCount>>, ApiError> {

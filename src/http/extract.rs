@@ -7,7 +7,7 @@ use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
-use lectern_core::auth::Caller;
+use lectern_core::auth::{Caller, Scope};
 use serde_json::Value;
 
 use crate::app::AppState;
@@ -39,6 +39,21 @@ impl FromRequestParts<AppState> for Auth {
             Some(Ok(token)) => token,
         };
         Ok(Auth(state.core.authenticate_bearer(token).await?))
+    }
+}
+
+/// The authenticated caller of a manage (M) operation: a credential without the `manage`
+/// scope answers 403 `insufficient_scope` here, before the path or body is read, so a
+/// read-only credential learns nothing from a bad body.
+pub struct Manage(pub Caller);
+
+impl FromRequestParts<AppState> for Manage {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
+        let Auth(caller) = Auth::from_request_parts(parts, state).await?;
+        caller.require(Scope::Manage)?;
+        Ok(Manage(caller))
     }
 }
 

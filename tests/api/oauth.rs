@@ -337,6 +337,64 @@ async fn read_tokens_read_and_manage_tokens_manage_in_every_group() {
     }
 }
 
+/// The scope is known before the body is read: every manage operation answers a read-only
+/// token 403 whatever its body (malformed, the wrong type, missing, or not JSON at all).
+#[tokio::test]
+async fn a_read_only_token_gets_403_on_every_manage_operation_whatever_the_body() {
+    let s = setup().await;
+    let deck = s.app.new_deck(&s.alice.key, "Mine").await;
+    let read = tokens(&s, &["read"]).await;
+    let token = read.access_token().secret();
+    let m_ops = [
+        (Method::POST, "/v1/decks".to_string()),
+        (Method::PATCH, format!("/v1/decks/{deck}")),
+        (Method::POST, format!("/v1/decks/{deck}/trash")),
+        (Method::POST, format!("/v1/decks/{deck}/recover")),
+        (Method::POST, format!("/v1/decks/{deck}/slides")),
+        (Method::DELETE, format!("/v1/decks/{deck}/slides")),
+        (Method::PATCH, format!("/v1/decks/{deck}/slides/s1")),
+        (Method::PATCH, format!("/v1/decks/{deck}/slides/move")),
+        (Method::POST, format!("/v1/decks/{deck}/share")),
+        (Method::DELETE, format!("/v1/decks/{deck}/share/1")),
+        (Method::POST, format!("/v1/decks/{deck}/exports")),
+    ];
+    let bodies: [(&str, &str); 4] = [
+        ("application/json", "{not json"),
+        ("application/json", "[1, 2]"),
+        ("text/plain", "hello"),
+        ("application/json", ""),
+    ];
+    for (method, path) in &m_ops {
+        for (content_type, body) in bodies {
+            let resp = reqwest::Client::new()
+                .request(method.clone(), format!("{}{path}", s.app.base))
+                .bearer_auth(token)
+                .header("content-type", content_type)
+                .body(body)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), 403, "{method} {path} with {body:?}");
+            let err: Value = resp.json().await.unwrap();
+            assert!(err["error"].as_str().unwrap().contains("manage"), "{err}");
+        }
+    }
+    // A bad path id too.
+    let resp = status(
+        &s.app,
+        Method::PATCH,
+        "/v1/decks/abc",
+        token,
+        Some(json!({"title": 5})),
+    )
+    .await;
+    assert_eq!(resp.status(), 403);
+    // And nothing changed.
+    let decks = s.app.list_decks(&s.alice.key, "").await;
+    assert_eq!(decks.data().as_array().unwrap().len(), 1);
+    assert_eq!(decks.data()[0]["title"], "Mine");
+}
+
 #[tokio::test]
 async fn refresh_tokens_rotate_and_a_reused_one_revokes_the_grant() {
     let s = setup().await;
