@@ -155,3 +155,42 @@ fn rest_api(state: &AppState) -> Router<AppState> {
             http::rate_limit::limit,
         ))
 }
+
+#[cfg(test)]
+mod tests {
+    /// Every first path segment this file routes, read from its own source (the router has
+    /// no list of its routes to ask).
+    fn routed_first_segments() -> Vec<String> {
+        let source = include_str!("router.rs");
+        let mut segments = Vec::new();
+        for call in [".route(\"/", ".route_service(\"/", ".nest_service(\"/"] {
+            for (at, _) in source.match_indices(call) {
+                let path = &source[at + call.len()..];
+                let end = path.find(['/', '"']).expect("a route literal ends");
+                let segment = &path[..end];
+                if !segment.is_empty() && !segment.starts_with('{') {
+                    segments.push(segment.to_string());
+                }
+            }
+        }
+        segments.sort();
+        segments.dedup();
+        segments
+    }
+
+    #[test]
+    fn every_first_path_segment_of_the_router_is_a_reserved_username() {
+        let segments = routed_first_segments();
+        assert!(
+            segments.len() >= 10 && segments.iter().any(|s| s == "thumbnails"),
+            "{segments:?}"
+        );
+        for segment in segments {
+            // Names with characters a username cannot have (".well-known") are safe anyway.
+            assert!(
+                lectern_core::service::validate_username(&segment).is_err(),
+                "/{segment} is routed but an account may be called {segment:?}"
+            );
+        }
+    }
+}

@@ -256,3 +256,43 @@ async fn a_request_in_flight_at_sigterm_is_finished() {
         .unwrap();
     assert!(status.success(), "{status:?}");
 }
+
+#[tokio::test]
+async fn account_names_that_are_paths_of_the_service_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for name in [
+        "thumbnails",
+        "exports",
+        "teams",
+        "assets",
+        "v1",
+        "login",
+        "media",
+    ] {
+        let (ok, out, err) = admin(
+            dir.path(),
+            &[
+                "create-user",
+                "--username",
+                name,
+                "--email",
+                "x@example.org",
+            ],
+        )
+        .await;
+        assert!(!ok, "{name}: {out}");
+        assert!(err.contains("reserved"), "{name}: {err}");
+    }
+    let (ok, _, err) = admin(
+        dir.path(),
+        &[
+            "create-user",
+            "--username",
+            "thumbnail",
+            "--email",
+            "x@example.org",
+        ],
+    )
+    .await;
+    assert!(ok, "a name that is not a path is fine: {err}");
+}

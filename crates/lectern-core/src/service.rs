@@ -34,11 +34,43 @@ pub const MAX_SEARCH_CHARS: usize = 200;
 /// Length of generated slide ids (62^16 ≈ 2^95 possibilities).
 const SLIDE_ID_LEN: usize = 16;
 
-/// Usernames that would collide with the service's own paths (deck URLs are
-/// `/{username}/{slug}`).
-const RESERVED_USERNAMES: &[&str] = &[
-    "v1", "oauth", "login", "logout", "users", "mcp", "healthz", "metrics", "static", "assets",
-    "api", "s", "share", "team", "teams", "docs", "exports", "web",
+/// Usernames that would collide with the service's own paths: deck URLs are
+/// `/{username}/{slug}` and profiles `/{username}`, so every first path segment the router
+/// serves is reserved (a test in the router checks that none is missing), and so are a few
+/// the service keeps for itself.
+pub const RESERVED_USERNAMES: &[&str] = &[
+    // Served by the router today.
+    "v1",
+    "oauth",
+    "login",
+    "logout",
+    "users",
+    "mcp",
+    "healthz",
+    "metrics",
+    "assets",
+    "s",
+    "teams",
+    "exports",
+    "thumbnails",
+    "media",
+    // Kept for the service's own pages.
+    "static",
+    "api",
+    "share",
+    "team",
+    "docs",
+    "web",
+    "admin",
+    "new",
+    "edit",
+    "settings",
+    "account",
+    "help",
+    "about",
+    "home",
+    "decks",
+    "u",
 ];
 
 /// A page of results and its `meta`.
@@ -1080,7 +1112,9 @@ pub fn validate_username(username: &str) -> Result<()> {
         )));
     }
     if RESERVED_USERNAMES.contains(&username) {
-        return Err(Error::invalid(format!("username {username:?} is reserved")));
+        return Err(Error::invalid(format!(
+            "username {username:?} is reserved: /{username} is a path of the service itself"
+        )));
     }
     Ok(())
 }
@@ -1152,6 +1186,7 @@ mod tests {
             "a b",
             "v1",
             "oauth",
+            "thumbnails",
             &"a".repeat(41),
             "ä",
         ] {
