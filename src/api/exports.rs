@@ -96,11 +96,8 @@ pub async fn download(
         Err(e) => return ApiError::from(e).into_response(),
     };
     let Some(key) = export.file_key.clone() else {
-        return ApiError::new(
-            StatusCode::NOT_FOUND,
-            "the export file was deleted; export again",
-        )
-        .into_response();
+        return ApiError::new(StatusCode::NOT_FOUND, "this export no longer exists")
+            .into_response();
     };
     let bytes = match state.files.get(&key).await {
         Ok(Some(b)) => b,

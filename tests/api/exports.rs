@@ -174,6 +174,51 @@ async fn a_zip_export_is_an_offline_presentation_behind_a_signed_link() {
     assert_eq!(reqwest::get(&other_id).await.unwrap().status(), 403);
 }
 
+#[tokio::test]
+async fn exports_leave_with_their_deck_and_end_with_their_file() {
+    use lectern::export::pdf::PdfRenderer;
+    use lectern::export::worker::Exporter;
+
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let d = deck(&app, &alice).await;
+    let id = create(&app, &alice, &d, json!({"format": "zip"}))
+        .await
+        .data()["id"]
+        .clone();
+    let done = finished(&app, &alice, &d, &id).await;
+    let url = done["download_url"].as_str().unwrap().to_string();
+    let path = format!("/v1/decks/{d}/exports/{id}");
+
+    // In the trash: the export and its link answer 404; back from the trash: both work.
+    app.trash_deck(&alice.key, &d).await.expect(204);
+    app.call(Method::GET, &path, Some(&alice.key), None)
+        .await
+        .expect_error(404);
+    assert_eq!(reqwest::get(&url).await.unwrap().status(), 404);
+    app.recover_deck(&alice.key, &d).await.expect(204);
+    app.call(Method::GET, &path, Some(&alice.key), None)
+        .await
+        .expect(200);
+    assert_eq!(reqwest::get(&url).await.unwrap().status(), 200);
+
+    // The end of retention: the file is deleted, and the export no longer exists.
+    let worker = Exporter {
+        core: app.core.clone(),
+        files: app.files.clone(),
+        pdf: std::sync::Arc::new(PdfRenderer::new(None)),
+        wakeup: Default::default(),
+    };
+    assert_eq!(worker.cleanup(std::time::Duration::ZERO).await.unwrap(), 1);
+    app.call(Method::GET, &path, Some(&alice.key), None)
+        .await
+        .expect_error(404);
+    let link = reqwest::get(&url).await.unwrap();
+    assert_eq!(link.status(), 404);
+    let body: Value = link.json().await.unwrap();
+    assert!(body["error"].is_string());
+}
+
 fn pdf_pages(pdf: &[u8]) -> usize {
     let text = String::from_utf8_lossy(pdf);
     text.match_indices("/Type /Page")

@@ -222,6 +222,41 @@ async fn a_deck_holds_at_most_100_links() {
 }
 
 #[tokio::test]
+async fn expired_links_do_not_hold_places() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let deck = app.new_deck(&alice.key, "Popular").await;
+    let past = json!({"expires_at": "2020-01-01T00:00:00Z"});
+    for _ in 0..3 {
+        create(&app, &alice, deck, Some(past.clone()))
+            .await
+            .expect(201);
+    }
+    for _ in 0..99 {
+        create(&app, &alice, deck, None).await.expect(201);
+    }
+
+    let hundredth = create(&app, &alice, deck, None).await;
+    let over = create(&app, &alice, deck, None).await;
+
+    hundredth.expect(201);
+    over.expect_error(422);
+    let listed = list(&app, &alice, deck).await;
+    assert_eq!(
+        listed.json["meta"]["total"], 103,
+        "expired links are still listed"
+    );
+    let expired = listed
+        .data()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["expired"] == true)
+        .count();
+    assert_eq!(expired, 3);
+}
+
+#[tokio::test]
 async fn other_accounts_and_trashed_decks_answer_404() {
     let app = TestApp::spawn().await;
     let alice = app.user("alice").await;

@@ -198,7 +198,9 @@ impl Lectern {
         self.export_view(record).await
     }
 
-    /// `get_deck_export` (4.6).
+    /// `get_deck_export` (4.6). While the deck is in the trash its exports answer 404 (they
+    /// come back with the deck); a completed export whose file was deleted at the end of
+    /// retention ([`Lectern::forget_export_file`]) no longer exists either.
     pub async fn get_deck_export(
         &self,
         caller: &Caller,
@@ -207,12 +209,13 @@ impl Lectern {
     ) -> Result<ExportView> {
         caller.require(Scope::Read)?;
         let not_found = || Error::not_found("export not found");
-        let deck_id = deck_id.ok_or_else(Error::deck_not_found)?;
+        let deck = self.active_deck(caller, deck_id).await?;
         let export_id = export_id.ok_or_else(not_found)?;
         let record = self
             .store()
-            .get_export(caller.user_id, deck_id, export_id)
+            .get_export(caller.user_id, deck.id, export_id)
             .await?
+            .filter(still_exists)
             .ok_or_else(not_found)?;
         self.export_view(record).await
     }
@@ -303,8 +306,9 @@ impl Lectern {
         self.viewed(deck, true).await
     }
 
-    /// The completed export a download link names, if its signature is right and it has not
-    /// expired.
+    /// The completed export a download link names: `None` when the link's signature is wrong
+    /// or it has expired (403), not found while its deck is in the trash or once its file was
+    /// deleted (404).
     pub async fn check_download(
         &self,
         export_id: i64,
@@ -318,12 +322,24 @@ impl Lectern {
         if !secret::constant_time_eq(&expected, signature_hex) {
             return Ok(None);
         }
-        Ok(self
+        let gone = || Error::not_found("this export no longer exists");
+        let export = self
             .store()
             .find_export(export_id)
             .await?
-            .filter(|e| e.status == "completed"))
+            .filter(|e| e.status == "completed" && still_exists(e))
+            .ok_or_else(gone)?;
+        let deck = self.store().find_deck(export.deck_id).await?;
+        if !deck.is_some_and(|d| d.trashed_at.is_none()) {
+            return Err(gone());
+        }
+        Ok(Some(export))
     }
+}
+
+/// Whether an export still exists: a completed one only while its file is kept.
+fn still_exists(e: &ExportRecord) -> bool {
+    e.status != "completed" || e.file_key.is_some()
 }
 
 #[cfg(test)]

@@ -796,9 +796,12 @@ impl Store for PgStore {
             return Ok(None);
         }
         let live: i64 = sqlx::query_scalar(
-            "SELECT COUNT(*) FROM share_links WHERE deck_id = $1 AND revoked_at IS NULL",
+            // Links that still work hold places; revoked and expired ones do not.
+            "SELECT COUNT(*) FROM share_links WHERE deck_id = $1 AND revoked_at IS NULL
+               AND (expires_at IS NULL OR expires_at > $2)",
         )
         .bind(deck_id)
+        .bind(share.created_at.unix_micros())
         .fetch_one(&mut *tx)
         .await
         .map_err(fault)?;
