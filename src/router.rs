@@ -64,6 +64,8 @@ pub fn build(state: AppState) -> Router {
             "/s/{id}/fullscreen",
             get(web::share::share_page_fullscreen).post(web::share::share_unlock_fullscreen),
         )
+        .route("/{username}", get(web::profile::profile_page))
+        .route("/teams/{team}", get(web::profile::team_page))
         .route("/{username}/{slug}", get(web::viewer::deck_page))
         .route("/{username}/{slug}/{mode}", get(web::viewer::deck_page_mode))
         .route("/teams/{team}/{username}/{slug}", get(web::viewer::team_deck_page))

@@ -5,6 +5,7 @@ pub mod health;
 pub mod keys;
 pub mod login;
 pub mod page;
+pub mod profile;
 pub mod reference;
 pub mod session;
 pub mod share;

@@ -504,3 +504,121 @@ async fn wrong_tokens_revoked_and_expired_links() {
         404
     );
 }
+
+/// `profile_url` and the team `url` lead to pages listing decks: public ones for everyone,
+/// the team's own for its signed-in members, never a trashed or private one.
+#[tokio::test]
+async fn profile_and_team_pages_list_the_decks_a_visitor_may_see() {
+    let app = TestApp::spawn().await;
+    let owner = app.team_user("owen", "crew").await;
+    let mate = app.team_user("mia", "crew").await;
+    let stranger = app.user("sam").await;
+    for (title, visibility) in [
+        ("Open deck", "all"),
+        ("Crew deck", "team"),
+        ("Secret deck", "self"),
+        ("Old deck", "all"),
+        ("Newest deck", "all"),
+    ] {
+        app.create_deck(
+            &owner.key,
+            json!({"title": title, "visibility": visibility}),
+        )
+        .await
+        .expect(201);
+    }
+    let old = app
+        .list_decks(&owner.key, "")
+        .await
+        .data()
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["title"] == "Old deck")
+        .unwrap()["id"]
+        .clone();
+    app.trash_deck(&owner.key, &old).await.expect(204);
+    let me = app.users_get(&owner.key).await;
+    let profile_url = me.data()["profile_url"].as_str().unwrap().to_string();
+    let team_url = me.data()["team"]["url"].as_str().unwrap().to_string();
+    let (anon, mia, sam) = (
+        signed_in(&app, None).await,
+        signed_in(&app, Some(&mate)).await,
+        signed_in(&app, Some(&stranger)).await,
+    );
+
+    let (status, profile, _) = page(&anon, &profile_url).await;
+    assert_eq!(status, 200);
+    assert!(profile.contains("Open deck") && profile.contains("Newest deck"));
+    assert!(
+        profile.find("Newest deck").unwrap() < profile.find("Open deck").unwrap(),
+        "newest first"
+    );
+    for hidden in ["Crew deck", "Secret deck", "Old deck"] {
+        assert!(!profile.contains(hidden), "{hidden} on the profile");
+    }
+    assert!(
+        profile.contains(&format!("{}/owen/open-deck", app.base)),
+        "links the deck"
+    );
+    assert!(profile.contains("/assets/web/thumbnail.svg") || profile.contains("/thumbnails/"));
+
+    for (browser, member) in [(&anon, false), (&sam, false), (&mia, true)] {
+        let (status, team, _) = page(browser, &team_url).await;
+        assert_eq!(status, 200);
+        assert!(team.contains("Open deck"));
+        assert_eq!(
+            team.contains("Crew deck"),
+            member,
+            "team decks for members only"
+        );
+        assert!(!team.contains("Secret deck") && !team.contains("Old deck"));
+        assert!(
+            team.contains("/teams/crew/owen/open-deck"),
+            "team addresses"
+        );
+    }
+
+    // Unknown accounts and teams are 404 pages; a path that cannot be an account is an
+    // unknown route.
+    assert_eq!(page(&anon, &format!("{}/nobody", app.base)).await.0, 404);
+    assert_eq!(
+        page(&anon, &format!("{}/teams/nobody", app.base)).await.0,
+        404
+    );
+    let (status, body, headers) = page(&anon, &format!("{}/favicon.ico", app.base)).await;
+    assert_eq!(status, 404);
+    assert!(
+        headers["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/json"),
+        "{body}"
+    );
+}
+
+#[tokio::test]
+async fn profile_pages_are_paged() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    for i in 0..25 {
+        app.create_deck(
+            &alice.key,
+            json!({"title": format!("Deck number {i:02}"), "visibility": "all"}),
+        )
+        .await
+        .expect(201);
+    }
+    let anon = signed_in(&app, None).await;
+    let url = format!("{}/alice", app.base);
+
+    let (_, first, _) = page(&anon, &url).await;
+    let (_, second, _) = page(&anon, &format!("{url}?page=2")).await;
+
+    assert_eq!(first.matches("class=\"deck-card\"").count(), 24);
+    assert!(first.contains("Deck number 24") && !first.contains("Deck number 00"));
+    assert!(first.contains("?page=2") && first.contains("Older"));
+    assert_eq!(second.matches("class=\"deck-card\"").count(), 1);
+    assert!(second.contains("Deck number 00") && second.contains("Newer"));
+    assert_eq!(page(&anon, &format!("{url}?page=0")).await.0, 404);
+}

@@ -357,10 +357,21 @@ impl Lectern {
     ) -> Result<Page<TeamDeckSummary>> {
         caller.require(Scope::Read)?;
         let team = self.caller_team(caller).await?;
+        let (rows, total) = self.store.list_team_decks(team.id, false, paging).await?;
+        Ok(Page {
+            items: self.team_deck_summaries(&team, rows),
+            meta: paging.meta(total),
+        })
+    }
+
+    /// Team deck summaries with their team addresses.
+    pub(crate) fn team_deck_summaries(
+        &self,
+        team: &TeamRecord,
+        rows: Vec<crate::store::TeamDeckListRecord>,
+    ) -> Vec<TeamDeckSummary> {
         let base = self.team_url(&team.slug);
-        let (rows, total) = self.store.list_team_decks(team.id, paging).await?;
-        let items = rows
-            .into_iter()
+        rows.into_iter()
             .map(|d| TeamDeckSummary {
                 url: format!("{base}/{}/{}", d.owner_username, d.slug),
                 thumbnail_url: self.thumbnail_url(d.thumbnail_token.as_deref()),
@@ -374,11 +385,7 @@ impl Lectern {
                     username: d.owner_username,
                 },
             })
-            .collect();
-        Ok(Page {
-            items,
-            meta: paging.meta(total),
-        })
+            .collect()
     }
 
     /// `search_decks` (MCP): the caller's own decks outside the trash and their team's
@@ -1005,14 +1012,14 @@ impl Lectern {
     }
 
     /// A deck's thumbnail: its drawn first slide, or the generic image until one exists.
-    fn thumbnail_url(&self, token: Option<&str>) -> String {
+    pub(crate) fn thumbnail_url(&self, token: Option<&str>) -> String {
         match token {
             Some(t) => format!("{}/thumbnails/{t}.png", self.public_url),
             None => format!("{}/assets/web/thumbnail.svg", self.public_url),
         }
     }
 
-    fn deck_url(&self, owner_username: &str, slug: &str) -> String {
+    pub(crate) fn deck_url(&self, owner_username: &str, slug: &str) -> String {
         format!("{}/{}/{}", self.public_url, owner_username, slug)
     }
 

@@ -6,9 +6,32 @@
 
 use crate::deck::Visibility;
 use crate::html::sanitize_for_viewing;
-use crate::service::{Lectern, render_deck_html};
-use crate::store::{DeckRecord, SessionInfo, SlideHtmlRecord};
+use crate::params::Paging;
+use crate::service::{Lectern, Page, render_deck_html};
+use crate::store::{DeckListKind, DeckRecord, SessionInfo, SlideHtmlRecord};
+use crate::views::{DeckSummary, TeamDeckSummary};
 use crate::{Error, Result};
+
+/// An account's profile page (`profile_url`): who it is and its public decks.
+#[derive(Debug)]
+pub struct Profile {
+    pub username: String,
+    pub name: String,
+    pub description: String,
+    /// The account's decks with visibility `all`, outside the trash, newest first.
+    pub decks: Page<DeckSummary>,
+}
+
+/// A team's page (the team `url`): its members' public decks, and for a signed-in member
+/// also the decks shown to the team.
+#[derive(Debug)]
+pub struct TeamProfile {
+    pub name: String,
+    pub slug: String,
+    /// Whether the visitor is a member (and so sees the `team` decks too).
+    pub member: bool,
+    pub decks: Page<TeamDeckSummary>,
+}
 
 /// A deck ready for a viewer page.
 #[derive(Debug)]
@@ -84,6 +107,69 @@ impl Lectern {
             return Err(Error::deck_not_found());
         }
         self.viewed(deck, is_owner).await
+    }
+
+    /// The profile at `/{username}`: the account's public decks, newest first. Unknown
+    /// accounts are not found.
+    pub async fn profile(&self, username: &str, paging: Paging) -> Result<Profile> {
+        let not_found = || Error::not_found("there is no account here");
+        let user = self
+            .store()
+            .find_user_by_username(username)
+            .await?
+            .ok_or_else(not_found)?;
+        let (rows, total) = self
+            .store()
+            .list_decks(user.id, DeckListKind::Public, paging)
+            .await?;
+        let items = rows
+            .into_iter()
+            .map(|d| DeckSummary {
+                thumbnail_url: self.thumbnail_url(d.thumbnail_token.as_deref()),
+                url: self.deck_url(&user.username, &d.slug),
+                id: d.id,
+                title: d.title,
+                description: d.description,
+            })
+            .collect();
+        Ok(Profile {
+            name: user.name,
+            description: user.description,
+            username: user.username,
+            decks: Page {
+                items,
+                meta: paging.meta(total),
+            },
+        })
+    }
+
+    /// The team page at `/teams/{slug}`: the members' public decks, and their `team` decks
+    /// too for a signed-in member; newest first. Unknown teams are not found.
+    pub async fn team_profile(
+        &self,
+        visitor: Option<&SessionInfo>,
+        team_slug: &str,
+        paging: Paging,
+    ) -> Result<TeamProfile> {
+        let team = self
+            .store()
+            .find_team_by_slug(team_slug)
+            .await?
+            .ok_or_else(|| Error::not_found("there is no team here"))?;
+        let member = visitor.is_some_and(|v| v.team_id == Some(team.id));
+        let (rows, total) = self
+            .store()
+            .list_team_decks(team.id, !member, paging)
+            .await?;
+        Ok(TeamProfile {
+            decks: Page {
+                items: self.team_deck_summaries(&team, rows),
+                meta: paging.meta(total),
+            },
+            name: team.name,
+            slug: team.slug,
+            member,
+        })
     }
 
     /// The deck's sanitised slides for a page; the notes only when `is_owner` (the owner's

@@ -378,6 +378,10 @@ impl Store for PgStore {
         let (filter, order) = match kind {
             DeckListKind::Active => ("trashed_at IS NULL", "created_at DESC, id DESC"),
             DeckListKind::Trashed => ("trashed_at IS NOT NULL", "trashed_at DESC, id DESC"),
+            DeckListKind::Public => (
+                "trashed_at IS NULL AND visibility = 'all'",
+                "created_at DESC, id DESC",
+            ),
         };
         let sql = sqlx::AssertSqlSafe(format!(
             "SELECT id, title, description, slug, trashed_at, thumbnail_token FROM decks
@@ -1280,9 +1284,14 @@ impl Store for PgStore {
     async fn list_team_decks(
         &self,
         team_id: i64,
+        public_only: bool,
         paging: Paging,
     ) -> Result<(Vec<TeamDeckListRecord>, i64)> {
-        let filter = "u.team_id = $1 AND d.visibility IN ('team', 'all') AND d.trashed_at IS NULL";
+        let filter = if public_only {
+            "u.team_id = $1 AND d.visibility = 'all' AND d.trashed_at IS NULL"
+        } else {
+            "u.team_id = $1 AND d.visibility IN ('team', 'all') AND d.trashed_at IS NULL"
+        };
         let sql = sqlx::AssertSqlSafe(format!(
             "{TEAM_DECK_SELECT} WHERE {filter} ORDER BY d.created_at DESC, d.id DESC LIMIT $2 OFFSET $3"
         ));

@@ -320,9 +320,12 @@ impl Store for CachedStore {
     async fn list_team_decks(
         &self,
         team_id: i64,
+        public_only: bool,
         paging: Paging,
     ) -> Result<(Vec<TeamDeckListRecord>, i64)> {
-        self.inner.list_team_decks(team_id, paging).await
+        self.inner
+            .list_team_decks(team_id, public_only, paging)
+            .await
     }
 
     async fn search_decks(

@@ -436,6 +436,8 @@ pub enum DeckListKind {
     Active,
     /// In the trash, most recently trashed first.
     Trashed,
+    /// Visibility `all` and not in the trash, newest first (the profile page).
+    Public,
 }
 
 /// Another server's requests under one rate-limit key in one 10-second bucket.
@@ -565,11 +567,12 @@ pub trait Store: Send + Sync {
         team_id: Option<i64>,
         at: Timestamp,
     ) -> Result<bool>;
-    /// One page of the team members' decks with visibility `team` or `all`, outside the
-    /// trash, newest first, and their total.
+    /// One page of the team members' decks with visibility `team` or `all` (only `all` when
+    /// `public_only`), outside the trash, newest first, and their total.
     async fn list_team_decks(
         &self,
         team_id: i64,
+        public_only: bool,
         paging: Paging,
     ) -> Result<(Vec<TeamDeckListRecord>, i64)>;
     /// Decks whose title or slide HTML contains `needle` (case-insensitive substring):
