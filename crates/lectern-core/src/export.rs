@@ -330,7 +330,7 @@ impl Lectern {
             .filter(|e| e.status == "completed" && still_exists(e))
             .ok_or_else(gone)?;
         let deck = self.store().find_deck(export.deck_id).await?;
-        if !deck.is_some_and(|d| d.trashed_at.is_none()) {
+        if deck.is_none_or(|d| d.trashed_at.is_some()) {
             return Err(gone());
         }
         Ok(Some(export))
