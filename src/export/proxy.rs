@@ -200,14 +200,17 @@ impl Shared {
             Ok(addrs) => addrs,
             Err(refusal) => {
                 let status = match &refusal {
+                    // Worth an operator's eye: a deck named the server's own networks.
                     Refusal::NotAllowed { .. } => {
                         tracing::info!(%host, port, reason = %refusal, "renderer: blocked a request");
                         StatusCode::FORBIDDEN
                     }
                     Refusal::NoNetwork => StatusCode::FORBIDDEN,
-                    Refusal::Unresolved { .. } => StatusCode::BAD_GATEWAY,
+                    Refusal::Unresolved { .. } => {
+                        tracing::debug!(%host, port, reason = %refusal, "renderer: unresolvable host");
+                        StatusCode::BAD_GATEWAY
+                    }
                 };
-                tracing::debug!(%host, port, reason = %refusal, "renderer: request refused");
                 return Err(answer(status, &refusal.to_string()));
             }
         };
