@@ -43,7 +43,10 @@ pub async fn run(opts: &StorageOptions, args: &McpArgs) -> anyhow::Result<()> {
         core: core.clone(),
         files: Arc::new(files),
         export_wakeup: Default::default(),
-        renderer: Arc::new(PdfRenderer::new(find_chromium(opts.chrome_path.as_deref()))),
+        renderer: Arc::new(
+            PdfRenderer::new(find_chromium(opts.chrome_path.as_deref()))
+                .with_network(opts.render_network),
+        ),
         mcp: Default::default(),
         // One process for one account: its own counts (not shared with servers).
         rate_limits: RateLimits::new(opts.rate_limit, false),

@@ -61,7 +61,7 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
         core,
         files: std::sync::Arc::new(files),
         export_wakeup: Default::default(),
-        renderer: std::sync::Arc::new(PdfRenderer::new(chromium)),
+        renderer: std::sync::Arc::new(PdfRenderer::new(chromium).with_network(opts.render_network)),
         mcp: McpOptions::from_env(bound, &public_url)?,
         rate_limits,
     };

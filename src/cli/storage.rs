@@ -11,6 +11,8 @@ use lectern_core::store::cache::CachedStore;
 use lectern_store_postgres::PgStore;
 use lectern_store_sqlite::SqliteStore;
 
+use crate::export::network::RenderNetwork;
+
 /// Where the service listens and keeps its data (contract: "Every command takes the same
 /// storage options").
 #[derive(Debug, Clone, Args)]
@@ -64,6 +66,18 @@ pub struct StorageOptions {
     /// Chromium for PDF exports (default: Debian's chromium or one on PATH).
     #[arg(long, env = "LECTERN_CHROME", global = true)]
     pub chrome_path: Option<PathBuf>,
+
+    /// What slides may make the export renderer (PDFs, thumbnails, slide screenshots) load
+    /// from the network: `public` internet addresses only (never this server's loopback,
+    /// private or link-local networks), or `none`.
+    #[arg(
+        long,
+        env = "LECTERN_RENDER_NETWORK",
+        value_enum,
+        default_value_t = RenderNetwork::Public,
+        global = true
+    )]
+    pub render_network: RenderNetwork,
 
     /// Requests per minute per credential (API key or OAuth token; the client address for
     /// requests without one); `0` turns limiting off.

@@ -2,8 +2,11 @@
 //! (`Store::claim_export`), build the file (a self-contained ZIP presentation, or a PDF
 //! printed by headless Chromium from that same presentation), store it (`files`) and mark
 //! the job completed or failed.
+//! `network` decides which addresses the renderer may reach; `proxy` enforces it.
 
 pub mod files;
+pub mod network;
 pub mod pdf;
+pub mod proxy;
 pub mod worker;
 pub mod zip;

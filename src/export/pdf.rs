@@ -1,7 +1,9 @@
 //! PDF printing with headless Chromium over the DevTools protocol (chromiumoxide): the
-//! offline presentation is written to a temporary folder, opened with reveal.js's print view
-//! (`?print-pdf`), and printed in one call once reveal.js reports `pdf-ready`. One browser
-//! process stays warm and is reused; it is started again if it died.
+//! offline presentation is published from memory by the renderer's proxy (`proxy.rs`),
+//! opened with reveal.js's print view (`?print-pdf`), and printed in one call once reveal.js
+//! reports `pdf-ready`. One browser process stays warm and is reused; it is started again if
+//! it died. Chromium reaches the network only through that proxy, which applies
+//! `--render-network`; it never opens `file://` pages.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -9,7 +11,10 @@ use std::time::Duration;
 use chromiumoxide::cdp::browser_protocol::page::PrintToPdfParams;
 use chromiumoxide::{Browser, BrowserConfig};
 use futures::StreamExt;
-use tokio::sync::Mutex;
+use tokio::sync::{Mutex, OnceCell};
+
+use crate::export::network::{RenderNetwork, system_resolver};
+use crate::export::proxy::RenderProxy;
 
 /// Why a PDF could not be made.
 #[derive(Debug)]
@@ -46,40 +51,59 @@ pub fn find_chromium(configured: Option<&Path>) -> Option<PathBuf> {
         })
 }
 
-/// A warm headless Chromium.
+/// A warm headless Chromium behind its proxy.
 pub struct PdfRenderer {
     chromium: Option<PathBuf>,
+    /// What the pages may load from the network.
+    network: RenderNetwork,
+    /// Chromium's only way out, started with the first render and kept across browser restarts.
+    proxy: OnceCell<RenderProxy>,
     browser: Mutex<Option<(Browser, tokio::task::JoinHandle<()>, tempfile::TempDir)>>,
 }
 
 const INSTALL_HINT: &str = "Chromium was not found: install it (apt-get install chromium) or pass --chrome-path / LECTERN_CHROME";
 
 impl PdfRenderer {
-    /// A renderer using `chromium` (None: PDF exports fail with an install hint).
+    /// A renderer using `chromium` (None: PDF exports fail with an install hint) that loads
+    /// public addresses only; see [`PdfRenderer::with_network`].
     pub fn new(chromium: Option<PathBuf>) -> Self {
         PdfRenderer {
             chromium,
+            network: RenderNetwork::default(),
+            proxy: OnceCell::new(),
             browser: Mutex::new(None),
         }
     }
 
+    /// The same renderer loading what `network` allows (`--render-network`).
+    pub fn with_network(mut self, network: RenderNetwork) -> Self {
+        self.network = network;
+        self
+    }
+
     async fn launch(
         bin: &Path,
+        proxy: &RenderProxy,
     ) -> Result<(Browser, tokio::task::JoinHandle<()>, tempfile::TempDir), PdfError> {
         let profile = tempfile::tempdir().map_err(|e| PdfError::Transient(e.to_string()))?;
+        let proxy_server = format!("http://{}", proxy.addr());
         let config = BrowserConfig::builder()
             .chrome_executable(bin)
             .no_sandbox()
             .new_headless_mode()
             .user_data_dir(profile.path())
-            .args([
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                "--allow-file-access-from-files",
-            ])
+            // Flag names without "--": chromiumoxide adds it (and would pass "----disable-gpu",
+            // which Chromium ignores).
+            .args(["disable-gpu", "disable-component-update", "no-first-run"])
+            // Every request goes to the proxy, loopback ones too (Chromium bypasses proxies
+            // for loopback unless told not to).
+            .arg(("proxy-server", proxy_server.as_str()))
+            .arg(("proxy-bypass-list", "<-loopback>"))
+            // Chromium resolves no name itself (the proxy does) and has no way around the
+            // proxy: no QUIC, no WebRTC over UDP.
+            .arg(("host-resolver-rules", "MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"))
+            .arg("disable-quic")
+            .arg(("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"))
             .build()
             .map_err(PdfError::Transient)?;
         let (browser, mut handler) = Browser::launch(config)
@@ -93,18 +117,23 @@ impl PdfRenderer {
     /// replaced on the next call.
     async fn with_browser<T>(
         &self,
-        job: impl AsyncFnOnce(&Browser) -> Result<T, PdfError>,
+        job: impl AsyncFnOnce(&Browser, &RenderProxy) -> Result<T, PdfError>,
     ) -> Result<T, PdfError> {
         let Some(bin) = &self.chromium else {
             return Err(PdfError::Permanent(INSTALL_HINT.into()));
         };
+        let proxy = self
+            .proxy
+            .get_or_try_init(|| RenderProxy::start(self.network, system_resolver()))
+            .await
+            .map_err(|e| PdfError::Transient(format!("the renderer's proxy did not start: {e}")))?;
         let mut guard = self.browser.lock().await;
         if guard.is_none() {
-            *guard = Some(Self::launch(bin).await?);
+            *guard = Some(Self::launch(bin, proxy).await?);
         }
         let result = {
             let (browser, _, _) = guard.as_ref().expect("the browser was just started");
-            job(browser).await
+            job(browser, proxy).await
         };
         if result.is_err()
             && let Some((mut browser, events, _profile)) = guard.take()
@@ -115,39 +144,42 @@ impl PdfRenderer {
         result
     }
 
-    /// Prints `index_html` (an offline presentation folder's page) to PDF.
+    /// Prints an offline presentation (`files`: `index.html` and its assets, by relative
+    /// path) to PDF.
     pub async fn print(
         &self,
-        index_html: &Path,
+        files: Vec<(String, Vec<u8>)>,
         width: i64,
         height: i64,
         margin: f64,
     ) -> Result<Vec<u8>, PdfError> {
-        self.with_browser(async |b| Self::print_with(b, index_html, width, height, margin).await)
-            .await
+        self.with_browser(async |b, proxy| {
+            let page = proxy.publish(files);
+            let url = format!("{}?print-pdf", page.url());
+            Self::print_with(b, &url, width, height, margin).await
+        })
+        .await
     }
 
-    /// Draws one slide (`h`, `v`) of an offline presentation page as a PNG, at the window's
-    /// 1280x720 (thumbnails now; slide screenshots for the MCP server later).
+    /// Draws one slide (`h`, `v`) of an offline presentation (`files`) as a PNG, at the
+    /// window's 1280x720 (thumbnails and the MCP server's slide screenshots).
     pub async fn render_slide_png(
         &self,
-        index_html: &Path,
+        files: Vec<(String, Vec<u8>)>,
         h: usize,
         v: usize,
     ) -> Result<Vec<u8>, PdfError> {
-        self.with_browser(async |b| Self::screenshot_with(b, index_html, h, v).await)
-            .await
+        self.with_browser(async |b, proxy| {
+            let page = proxy.publish(files);
+            let url = format!("{}#/{h}/{v}", page.url());
+            Self::screenshot_with(b, &url).await
+        })
+        .await
     }
 
-    async fn screenshot_with(
-        browser: &Browser,
-        index_html: &Path,
-        h: usize,
-        v: usize,
-    ) -> Result<Vec<u8>, PdfError> {
-        let url = format!("file://{}#/{h}/{v}", index_html.display());
+    async fn screenshot_with(browser: &Browser, url: &str) -> Result<Vec<u8>, PdfError> {
         let page = browser
-            .new_page(url.as_str())
+            .new_page(url)
             .await
             .map_err(|e| PdfError::Transient(format!("opening the deck failed: {e}")))?;
         let ready = "typeof Reveal !== 'undefined' && Reveal.isReady() && document.fonts.status === 'loaded'";
@@ -175,14 +207,13 @@ impl PdfRenderer {
 
     async fn print_with(
         browser: &Browser,
-        index_html: &Path,
+        url: &str,
         width: i64,
         height: i64,
         margin: f64,
     ) -> Result<Vec<u8>, PdfError> {
-        let url = format!("file://{}?print-pdf", index_html.display());
         let page = browser
-            .new_page(url.as_str())
+            .new_page(url)
             .await
             .map_err(|e| PdfError::Transient(format!("opening the deck failed: {e}")))?;
         let ready = "document.body && document.body.getAttribute('data-pdf-ready') === '1'";

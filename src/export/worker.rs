@@ -201,21 +201,9 @@ impl Exporter {
                     slide_notes: o.slide_notes,
                     separate_fragments: o.separate_fragments,
                 };
-                let dir = tempfile::tempdir().map_err(|e| BuildError::Transient(e.to_string()))?;
-                for (path, bytes) in presentation_files(&deck, Some(print)) {
-                    let target = dir.path().join(&path);
-                    if let Some(parent) = target.parent() {
-                        tokio::fs::create_dir_all(parent)
-                            .await
-                            .map_err(|e| BuildError::Transient(e.to_string()))?;
-                    }
-                    tokio::fs::write(&target, bytes)
-                        .await
-                        .map_err(|e| BuildError::Transient(e.to_string()))?;
-                }
                 self.pdf
                     .print(
-                        &dir.path().join("index.html"),
+                        presentation_files(&deck, Some(print)),
                         deck.deck.width,
                         deck.deck.height,
                         o.margin,
@@ -241,29 +229,8 @@ pub async fn slide_png(
     h: usize,
     v: usize,
 ) -> Result<Vec<u8>, PdfError> {
-    let dir = write_presentation(deck, None).await.map_err(|e| match e {
-        BuildError::Permanent(m) => PdfError::Permanent(m),
-        BuildError::Transient(m) => PdfError::Transient(m),
-    })?;
-    pdf.render_slide_png(&dir.path().join("index.html"), h, v)
+    pdf.render_slide_png(presentation_files(deck, None), h, v)
         .await
-}
-
-/// The offline presentation of `deck` in a temporary folder (for Chromium to open).
-async fn write_presentation(
-    deck: &lectern_core::viewer::ViewedDeck,
-    print: Option<PrintOptions>,
-) -> Result<tempfile::TempDir, BuildError> {
-    let io = |e: std::io::Error| BuildError::Transient(e.to_string());
-    let dir = tempfile::tempdir().map_err(io)?;
-    for (path, bytes) in presentation_files(deck, print) {
-        let target = dir.path().join(&path);
-        if let Some(parent) = target.parent() {
-            tokio::fs::create_dir_all(parent).await.map_err(io)?;
-        }
-        tokio::fs::write(&target, bytes).await.map_err(io)?;
-    }
-    Ok(dir)
 }
 
 /// Why building an export failed.

@@ -104,17 +104,25 @@ pub async fn serve(
     data_dir: &std::path::Path,
     extra: &[&str],
 ) -> (tokio::process::Child, String) {
-    use tokio::io::{AsyncBufReadExt, BufReader};
-    let mut child = tokio::process::Command::new(BIN)
+    let mut command = tokio::process::Command::new(BIN);
+    command
         .args(["serve", "--listen", "127.0.0.1:0", "--database-url", db_url])
         .arg("--data-dir")
         .arg(data_dir)
         .args(extra)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("lectern serve starts");
+        .kill_on_drop(true);
+    serve_command(command).await
+}
+
+/// Starts `command` (a `lectern serve` with its stdout piped); returns it and its base URL
+/// once it listens.
+pub async fn serve_command(
+    mut command: tokio::process::Command,
+) -> (tokio::process::Child, String) {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+    let mut child = command.spawn().expect("lectern serve starts");
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     while let Some(line) = lines.next_line().await.unwrap() {
         if let Some(rest) = line.strip_prefix("lectern: listening on http://") {

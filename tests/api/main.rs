@@ -17,6 +17,7 @@ mod notify;
 mod oauth;
 mod openapi;
 mod rate_limit;
+mod render_network;
 mod shares;
 mod slides;
 mod teams;

@@ -100,6 +100,7 @@ async fn serve_lectern(data_dir: PathBuf, database_url: Option<String>) -> anyho
         smtp_url: None,
         chrome_path: None,
         smtp_from: "Lectern <lectern@localhost>".into(),
+        render_network: Default::default(),
         // Off unless the parent passed `--rate-limit` (the load comes from one key).
         rate_limit: std::env::var("LECTERN_RATE_LIMIT")
             .ok()
