@@ -159,6 +159,11 @@ impl LecternMcp {
             }
             .into_result(op);
         }
+        // The scope is known before the arguments are read: a read-only credential gets 403
+        // for a manage tool whatever its arguments, as on REST.
+        if let Err(e) = caller.require(op.scope()) {
+            return Failure::Core(e).into_result(op);
+        }
         match self.run(caller, op, args).await {
             Ok(output) => output.into_result(),
             Err(failure) => failure.into_result(op),

@@ -466,6 +466,60 @@ async fn a_read_scope_token_is_refused_on_manage_tools_and_rest_tokens_are_refus
     assert_eq!(r.status(), 401);
 }
 
+/// The tools of the operations marked M in interface 4.1.
+const MANAGE_TOOLS: [&str; 11] = [
+    "create_deck",
+    "update_deck",
+    "trash_deck",
+    "recover_deck",
+    "add_slide",
+    "remove_slides",
+    "update_slide",
+    "move_slides",
+    "create_deck_share",
+    "revoke_deck_share",
+    "create_deck_export",
+];
+
+#[tokio::test]
+async fn a_read_scope_token_gets_403_on_every_manage_tool_whatever_its_arguments() {
+    let app = TestApp::spawn().await;
+    app.user("alice").await;
+    let read =
+        crate::oauth::access_token(&app, Some(&format!("{}/mcp", app.base)), &["read"]).await;
+    let client = session_client(&app, &read).await;
+
+    // The manage tools are the ones that are not read-only.
+    let tools = client.list_all_tools().await.unwrap();
+    let mut writing: Vec<&str> = tools
+        .iter()
+        .filter(|t| t.annotations.as_ref().unwrap().read_only_hint == Some(false))
+        .map(|t| t.name.as_ref())
+        .collect();
+    writing.sort_unstable();
+    let mut manage = MANAGE_TOOLS.to_vec();
+    manage.sort_unstable();
+    assert_eq!(writing, manage);
+
+    let invalid = json!({
+        "id": "not-an-id",
+        "deck_id": [],
+        "slide_id": 7,
+        "slide_ids": "none",
+        "title": 12,
+        "format": "docx",
+        "unknown_argument": true
+    });
+    for tool in MANAGE_TOOLS {
+        for args in [json!({}), invalid.clone()] {
+            let (message, status) = failure(&call(&client, tool, args.clone()).await);
+            assert_eq!(status, 403, "{tool} with {args}: {message}");
+            assert_eq!(message, "this operation needs the 'manage' scope");
+        }
+    }
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test]
 async fn no_credential_gets_401_with_the_protected_resource_metadata() {
     let app = TestApp::spawn().await;
