@@ -53,9 +53,9 @@ impl ApiError {
 
 impl From<Error> for ApiError {
     fn from(err: Error) -> Self {
+        let status = StatusCode::from_u16(err.status()).expect("the core's statuses are valid");
         match err {
             Error::Unauthorized(m) => ApiError::unauthorized(m, true),
-            Error::Forbidden(m) => ApiError::new(StatusCode::FORBIDDEN, m),
             Error::InsufficientScope(scope) => ApiError {
                 challenge: Some(match scope {
                     "read" => {
@@ -63,17 +63,15 @@ impl From<Error> for ApiError {
                     }
                     _ => "Bearer realm=\"lectern\", error=\"insufficient_scope\", scope=\"manage\"",
                 }),
-                ..ApiError::new(
-                    StatusCode::FORBIDDEN,
-                    format!("this operation needs the '{scope}' scope"),
-                )
+                ..ApiError::new(status, format!("this operation needs the '{scope}' scope"))
             },
-            Error::NotFound(m) => ApiError::new(StatusCode::NOT_FOUND, m),
-            Error::Invalid(m) => ApiError::invalid(m),
+            Error::Forbidden(m) | Error::NotFound(m) | Error::Invalid(m) => {
+                ApiError::new(status, m)
+            }
             Error::Internal(cause) => {
                 let chain = lectern_core::error::cause_chain(cause.as_ref());
                 tracing::error!(error = %chain, "request failed with an internal error");
-                ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error")
+                ApiError::new(status, "internal server error")
             }
         }
     }

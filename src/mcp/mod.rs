@@ -153,7 +153,16 @@ impl LecternMcp {
         if let Some(decision) = self.limits.check(&RateKey::for_caller(caller))
             && !decision.allowed()
         {
-            return Failure::Tool(decision.message()).into_result(op);
+            return Failure::Tool {
+                status: 429,
+                message: decision.message(),
+            }
+            .into_result(op);
+        }
+        // The scope is known before the arguments are read: a read-only credential gets 403
+        // for a manage tool whatever its arguments, as on REST.
+        if let Err(e) = caller.require(op.scope()) {
+            return Failure::Core(e).into_result(op);
         }
         match self.run(caller, op, args).await {
             Ok(output) => output.into_result(),
@@ -313,9 +322,10 @@ impl LecternMcp {
                 let png = crate::export::worker::slide_png(&self.renderer, &viewed, h, v)
                     .await
                     .map_err(|e| match e {
-                        PdfError::Permanent(m) | PdfError::Transient(m) => {
-                            Failure::Tool(format!("the slide could not be rendered: {m}"))
-                        }
+                        PdfError::Permanent(m) | PdfError::Transient(m) => Failure::Tool {
+                            status: 500,
+                            message: format!("the slide could not be rendered: {m}"),
+                        },
                     })?;
                 Output::Image {
                     png,
@@ -442,10 +452,14 @@ impl Output {
     }
 }
 
-/// Why a tool call failed: a core error (the REST API's message) or a tool-level one.
+/// Why a tool call failed: a core error (the REST API's message and status) or a tool-level one.
 enum Failure {
     Core(Error),
-    Tool(String),
+    /// A failure of the MCP adapter itself, with the HTTP status REST would give it.
+    Tool {
+        status: u16,
+        message: String,
+    },
 }
 
 impl From<Error> for Failure {
@@ -455,18 +469,29 @@ impl From<Error> for Failure {
 }
 
 impl Failure {
-    /// The `isError: true` result carrying the message (the same text as REST's `error`).
+    /// The `isError: true` result: the message as text (the same as REST's `error`), and
+    /// `{"error": message, "status": N}` as structured content, N being the status the REST
+    /// operation answers, so an agent tells a missing deck from an invalid argument without
+    /// reading the text.
     fn into_result(self, op: Op) -> CallToolResult {
-        let message = match self {
-            Failure::Core(Error::Internal(cause)) => {
-                let chain = lectern_core::error::cause_chain(cause.as_ref());
-                tracing::error!(error = %chain, tool = op.name(), "MCP tool call failed with an internal error");
-                "internal server error".to_string()
+        let (status, message) = match self {
+            Failure::Core(e) => {
+                let status = e.status();
+                let message = match e {
+                    Error::Internal(cause) => {
+                        let chain = lectern_core::error::cause_chain(cause.as_ref());
+                        tracing::error!(error = %chain, tool = op.name(), "MCP tool call failed with an internal error");
+                        "internal server error".to_string()
+                    }
+                    e => e.to_string(),
+                };
+                (status, message)
             }
-            Failure::Core(e) => e.to_string(),
-            Failure::Tool(message) => message,
+            Failure::Tool { status, message } => (status, message),
         };
-        CallToolResult::error(vec![ContentBlock::text(message)])
+        let mut result = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
+        result.structured_content = Some(json!({ "error": message, "status": status }));
+        result
     }
 }
 

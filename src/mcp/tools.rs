@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
+use lectern_core::auth::Scope;
 use lectern_core::deck::{ThemeColor, ThemeFont, Visibility};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
@@ -44,31 +45,33 @@ pub enum Op {
     GetAuthoringGuide,
 }
 
-/// How a tool behaves, as its annotations tell a client.
+/// How a tool behaves, as its annotations tell a client, and the scope that allows it.
 #[derive(Debug, Clone, Copy)]
 struct Hints {
-    read_only: bool,
+    /// The scope a credential needs (the Perm column of interface 4.1): `read` for the tools
+    /// that change nothing (they are annotated read-only), `manage` for the others.
+    scope: Scope,
     destructive: bool,
     idempotent: bool,
 }
 
 const READ: Hints = Hints {
-    read_only: true,
+    scope: Scope::Read,
     destructive: false,
     idempotent: true,
 };
 const ADD: Hints = Hints {
-    read_only: false,
+    scope: Scope::Manage,
     destructive: false,
     idempotent: false,
 };
 const SET: Hints = Hints {
-    read_only: false,
+    scope: Scope::Manage,
     destructive: false,
     idempotent: true,
 };
 const OVERWRITE: Hints = Hints {
-    read_only: false,
+    scope: Scope::Manage,
     destructive: true,
     idempotent: true,
 };
@@ -92,20 +95,24 @@ impl Op {
 
     /// The tool's name (the operationId for the interface's operations).
     pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    fn spec(self) -> &'static Spec {
         specs()
             .iter()
             .find(|s| s.op == self)
-            .map(|s| s.name)
             .expect("every Op has a spec")
+    }
+
+    /// The scope a credential needs for the tool.
+    pub fn scope(self) -> Scope {
+        self.spec().hints.scope
     }
 
     /// Names of the arguments the tool accepts (the properties of its input schema).
     pub fn arguments(self) -> Vec<String> {
-        let spec = specs()
-            .iter()
-            .find(|s| s.op == self)
-            .expect("every Op has a spec");
-        (spec.input)()["properties"]
+        (self.spec().input)()["properties"]
             .as_object()
             .map(|p| p.keys().cloned().collect())
             .unwrap_or_default()
@@ -124,7 +131,7 @@ pub fn tools() -> &'static [Tool] {
                     .with_raw_output_schema(object((s.output)()))
                     .with_annotations(
                         ToolAnnotations::with_title(s.title)
-                            .read_only(s.hints.read_only)
+                            .read_only(s.hints.scope == Scope::Read)
                             .destructive(s.hints.destructive)
                             .idempotent(s.hints.idempotent)
                             // Lectern's own decks only: a closed world.
@@ -809,4 +816,34 @@ fn build_specs() -> Vec<Spec> {
 /// The number of tools, by kind (for tests and docs).
 pub fn tool_names() -> BTreeMap<&'static str, Op> {
     specs().iter().map(|s| (s.name, s.op)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_manage_tools_are_the_operations_marked_m_and_only_they() {
+        let manage: Vec<&str> = specs()
+            .iter()
+            .filter(|s| s.op.scope() == Scope::Manage)
+            .map(|s| s.name)
+            .collect();
+        assert_eq!(
+            manage,
+            [
+                "create_deck",
+                "update_deck",
+                "trash_deck",
+                "recover_deck",
+                "add_slide",
+                "remove_slides",
+                "update_slide",
+                "move_slides",
+                "create_deck_share",
+                "revoke_deck_share",
+                "create_deck_export",
+            ]
+        );
+    }
 }

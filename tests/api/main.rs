@@ -11,6 +11,7 @@ mod exports;
 mod faults;
 mod import;
 mod mcp;
+mod mcp_raw;
 mod migrate;
 mod multi_server;
 mod notify;

@@ -10,7 +10,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::{ClientLifecycleMode, ClientServiceExt, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::common::{OPERATIONS, TestApp, account};
+use crate::common::{OPERATIONS, Resp, TestApp, account};
 
 const EXTRA_TOOLS: [&str; 4] = [
     "get_slides",
@@ -79,19 +79,41 @@ fn ok(result: &CallToolResult) -> Value {
     structured
 }
 
-/// The message of a failed call.
+/// The message and status of a failed call: the text, and the structured content
+/// `{"error": message, "status": N}`.
 #[track_caller]
-fn err(result: &CallToolResult) -> String {
+fn failure(result: &CallToolResult) -> (String, u16) {
     assert_eq!(
         result.is_error,
         Some(true),
         "the call succeeded: {result:?}"
     );
-    result
+    let message = result
         .content
         .iter()
         .find_map(|c| c.as_text().map(|t| t.text.clone()))
-        .expect("the error has a message")
+        .expect("the error has a message");
+    let structured = result
+        .structured_content
+        .clone()
+        .expect("the error has structured content");
+    assert_eq!(structured["error"], message.as_str(), "{structured}");
+    let status = structured["status"].as_u64().expect("a status") as u16;
+    (message, status)
+}
+
+/// The message of a failed call.
+#[track_caller]
+fn err(result: &CallToolResult) -> String {
+    failure(result).0
+}
+
+/// A failed call says what the REST API answered: the same message and status.
+#[track_caller]
+fn same_as_rest(result: &CallToolResult, rest: &Resp) {
+    let (message, status) = failure(result);
+    assert_eq!(message, rest.json["error"].as_str().unwrap());
+    assert_eq!(status, rest.status.as_u16(), "{message}");
 }
 
 #[tokio::test]
@@ -247,31 +269,51 @@ async fn errors_are_tool_results_with_the_rest_api_message() {
     let client = session_client(&app, &alice.key).await;
     let deck = app.new_deck(&alice.key, "Mine").await;
 
-    let missing = err(&call(&client, "get_deck", json!({"id": 999_999})).await);
+    let missing = call(&client, "get_deck", json!({"id": 999_999})).await;
     let rest = app.get_deck(&alice.key, 999_999, "").await;
-    assert_eq!(missing, rest.json["error"].as_str().unwrap());
+    rest.expect_error(404);
+    same_as_rest(&missing, &rest);
 
     let bad_html = json!({"html": "<section><section>x</section></section>"});
-    let mcp = err(&call(
+    let mcp = call(
         &client,
         "add_slide",
         json!({"deck_id": deck, "html": bad_html["html"]}),
     )
-    .await);
+    .await;
     let rest = app.add_slide(&alice.key, deck, Some(bad_html)).await;
-    rest.expect(422);
-    assert_eq!(mcp, rest.json["error"].as_str().unwrap());
+    rest.expect_error(422);
+    same_as_rest(&mcp, &rest);
 
-    let paging = err(&call(&client, "list_decks", json!({"per_page": 101})).await);
+    let paging = call(&client, "list_decks", json!({"per_page": 101})).await;
     let rest = app.list_decks(&alice.key, "?per_page=101").await;
-    assert_eq!(paging, rest.json["error"].as_str().unwrap());
+    rest.expect_error(422);
+    same_as_rest(&paging, &rest);
 
-    let bad_id = err(&call(&client, "get_deck", json!({"id": "twelve"})).await);
+    // Another account's deck is missing, as on REST.
+    let bob = app.user("bob").await;
+    let bobs = app.new_deck(&bob.key, "Not yours").await;
+    let other = call(&client, "update_deck", json!({"id": bobs, "title": "Mine"})).await;
+    let rest = app
+        .update_deck(&alice.key, bobs, json!({"title": "Mine"}))
+        .await;
+    rest.expect_error(404);
+    same_as_rest(&other, &rest);
+
+    let (bad_id, status) = failure(&call(&client, "get_deck", json!({"id": "twelve"})).await);
     assert!(bad_id.contains("must be an integer"), "{bad_id}");
-    let unknown = err(&call(&client, "get_deck", json!({"id": deck, "colour": "red"})).await);
+    assert_eq!(status, 422);
+    let (unknown, status) =
+        failure(&call(&client, "get_deck", json!({"id": deck, "colour": "red"})).await);
     assert!(unknown.contains("colour"), "{unknown}");
-    let readonly = err(&call(&client, "update_deck", json!({"id": deck, "slug": "x"})).await);
-    assert!(readonly.contains("read-only"), "{readonly}");
+    assert_eq!(status, 422);
+    let readonly = call(&client, "update_deck", json!({"id": deck, "slug": "x"})).await;
+    let rest = app
+        .update_deck(&alice.key, deck, json!({"slug": "x"}))
+        .await;
+    rest.expect_error(422);
+    same_as_rest(&readonly, &rest);
+    assert!(err(&readonly).contains("read-only"));
 
     // Trash and recover answer null data.
     let trashed = ok(&call(&client, "trash_deck", json!({"id": deck})).await);
@@ -405,8 +447,11 @@ async fn a_read_scope_token_is_refused_on_manage_tools_and_rest_tokens_are_refus
 
     let got = ok(&call(&client, "get_deck", json!({"id": deck})).await);
     assert_eq!(got["data"]["title"], "Mine");
-    let refused = err(&call(&client, "trash_deck", json!({"id": deck})).await);
-    assert_eq!(refused, "this operation needs the 'manage' scope");
+    let refused = failure(&call(&client, "trash_deck", json!({"id": deck})).await);
+    assert_eq!(
+        refused,
+        ("this operation needs the 'manage' scope".to_string(), 403)
+    );
     client.cancel().await.unwrap();
 
     // A token for the REST API is not a credential for /mcp.
@@ -419,6 +464,60 @@ async fn a_read_scope_token_is_refused_on_manage_tools_and_rest_tokens_are_refus
         .await
         .unwrap();
     assert_eq!(r.status(), 401);
+}
+
+/// The tools of the operations marked M in interface 4.1.
+const MANAGE_TOOLS: [&str; 11] = [
+    "create_deck",
+    "update_deck",
+    "trash_deck",
+    "recover_deck",
+    "add_slide",
+    "remove_slides",
+    "update_slide",
+    "move_slides",
+    "create_deck_share",
+    "revoke_deck_share",
+    "create_deck_export",
+];
+
+#[tokio::test]
+async fn a_read_scope_token_gets_403_on_every_manage_tool_whatever_its_arguments() {
+    let app = TestApp::spawn().await;
+    app.user("alice").await;
+    let read =
+        crate::oauth::access_token(&app, Some(&format!("{}/mcp", app.base)), &["read"]).await;
+    let client = session_client(&app, &read).await;
+
+    // The manage tools are the ones that are not read-only.
+    let tools = client.list_all_tools().await.unwrap();
+    let mut writing: Vec<&str> = tools
+        .iter()
+        .filter(|t| t.annotations.as_ref().unwrap().read_only_hint == Some(false))
+        .map(|t| t.name.as_ref())
+        .collect();
+    writing.sort_unstable();
+    let mut manage = MANAGE_TOOLS.to_vec();
+    manage.sort_unstable();
+    assert_eq!(writing, manage);
+
+    let invalid = json!({
+        "id": "not-an-id",
+        "deck_id": [],
+        "slide_id": 7,
+        "slide_ids": "none",
+        "title": 12,
+        "format": "docx",
+        "unknown_argument": true
+    });
+    for tool in MANAGE_TOOLS {
+        for args in [json!({}), invalid.clone()] {
+            let (message, status) = failure(&call(&client, tool, args.clone()).await);
+            assert_eq!(status, 403, "{tool} with {args}: {message}");
+            assert_eq!(message, "this operation needs the 'manage' scope");
+        }
+    }
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test]
@@ -656,8 +755,9 @@ async fn tool_calls_count_against_the_credentials_rate_limit() {
     }
     // One REST request spends the last of the same key's budget.
     app.users_get(&alice.key).await.expect(200);
-    let limited = err(&call(&client, "list_decks", json!({})).await);
+    let (limited, status) = failure(&call(&client, "list_decks", json!({})).await);
     assert!(limited.starts_with("rate limit exceeded"), "{limited}");
+    assert_eq!(status, 429);
     app.users_get(&alice.key).await.expect_error(429);
     // Another key has its own budget.
     let bob = app.user("bob").await;

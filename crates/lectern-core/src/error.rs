@@ -1,5 +1,6 @@
 //! The one error type of the application core. Every adapter (REST, MCP, CLI) maps it to its
-//! own surface; the REST mapping lives in `src/http/error.rs`.
+//! own surface; [`Error::status`] is the one status decision REST answers with
+//! (`src/http/error.rs`) and MCP tool errors carry (`src/mcp/mod.rs`).
 
 use std::fmt;
 
@@ -44,6 +45,18 @@ pub fn cause_chain(err: &(dyn std::error::Error + 'static)) -> String {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// The HTTP status of this error (interface section 7): the REST status, and the `status`
+    /// of an MCP tool error, so that both interfaces tell the same failure the same way.
+    pub fn status(&self) -> u16 {
+        match self {
+            Error::Unauthorized(_) => 401,
+            Error::Forbidden(_) | Error::InsufficientScope(_) => 403,
+            Error::NotFound(_) => 404,
+            Error::Invalid(_) => 422,
+            Error::Internal(_) => 500,
+        }
+    }
+
     /// A 422 with the given message.
     pub fn invalid(msg: impl fmt::Display) -> Self {
         Error::Invalid(msg.to_string())
