@@ -21,6 +21,7 @@ mod rate_limit;
 mod render_network;
 mod shares;
 mod slides;
+mod story;
 mod teams;
 mod users;
 mod viewer;
