@@ -85,26 +85,46 @@ async fn a_team_writes_reorders_shares_exports_trashes_and_recovers_a_deck() {
     let costs = added.data()["id"].as_str().unwrap().to_string();
     assert_eq!(added.data()["position"]["horizontal"], 2);
 
-    // move_slides: "Costs" under "Revenue" makes a vertical group of two.
+    // move_slides: "Costs" goes first; moved after a horizontal slide it stays horizontal.
     let moved = app
         .move_slides(
             &ada.key,
             deck,
-            json!({"slide_ids": [costs], "insert_after_slide_id": slides[1]}),
+            json!({"slide_ids": [costs], "insert_before_slide_id": slides[0]}),
         )
         .await;
     moved.expect(200);
     assert_eq!(moved.data()["count"], 1);
 
-    // list_slides: the group shows as one horizontal place with two vertical ones.
-    let shape = app.shape(&ada.key, deck).await;
-    assert_eq!(shape.len(), 3);
+    // list_slides: presentation order, one horizontal place each.
+    let flat = |ids: &[&String]| ids.iter().map(|s| vec![s.to_string()]).collect::<Vec<_>>();
     assert_eq!(
-        shape[1].len(),
-        2,
-        "Revenue and Costs are a vertical group: {shape:?}"
+        app.shape(&ada.key, deck).await,
+        flat(&[&costs, &slides[0], &slides[1], &slides[2]])
     );
-    assert!(shape[1].contains(&costs) && shape[1].contains(&slides[1]));
+
+    // A vertical group comes from an imported deck ("--" separates the slides of a group);
+    // add_slide after a grouped slide joins the group.
+    let talk = app
+        .import_markdown(&ada, "# Intro\n---\n# Part one\n--\n# Detail\n---\n# End\n")
+        .await;
+    let talk_shape = app.shape(&ada.key, talk).await;
+    assert_eq!(
+        talk_shape.iter().map(Vec::len).collect::<Vec<_>>(),
+        [1, 2, 1]
+    );
+    let joined = app
+        .add_slide(
+            &ada.key,
+            talk,
+            Some(json!({"insert_after_slide_id": talk_shape[1][1]})),
+        )
+        .await;
+    joined.expect(201);
+    assert_eq!(
+        joined.data()["position"],
+        json!({"horizontal": 1, "vertical": 2})
+    );
 
     // get_slide and update_slide: the notes are read and replaced through the slide.
     let slide = app.get_slide(&ada.key, deck, &slides[1]).await;
@@ -129,8 +149,7 @@ async fn a_team_writes_reorders_shares_exports_trashes_and_recovers_a_deck() {
         "Up 14% after the restatement"
     );
 
-    // remove_slides: removing "Costs" leaves a group of one, so "Revenue" becomes horizontal;
-    // an unknown id is reported, not fatal.
+    // remove_slides: an unknown id is reported, not fatal.
     let removed = app
         .remove_slides(
             &ada.key,
@@ -146,11 +165,21 @@ async fn a_team_writes_reorders_shares_exports_trashes_and_recovers_a_deck() {
     );
     assert_eq!(
         app.shape(&ada.key, deck).await,
-        vec![
-            vec![slides[0].clone()],
-            vec![slides[1].clone()],
-            vec![slides[2].clone()]
-        ]
+        flat(&[&slides[0], &slides[1], &slides[2]])
+    );
+    // In the imported deck, removing two slides of the group of three leaves one, which
+    // becomes a horizontal slide (3.3).
+    let group = app.shape(&ada.key, talk).await[1].clone();
+    app.remove_slides(&ada.key, talk, json!({"slide_ids": [group[1], group[2]]}))
+        .await
+        .expect(200);
+    assert_eq!(
+        app.shape(&ada.key, talk)
+            .await
+            .iter()
+            .map(Vec::len)
+            .collect::<Vec<_>>(),
+        [1, 1, 1]
     );
 
     // create_deck_share, list_deck_shares, revoke_deck_share: a link for the board.
@@ -234,8 +263,16 @@ async fn a_team_writes_reorders_shares_exports_trashes_and_recovers_a_deck() {
     assert_eq!(team_deck.data()["title"], "Q3 review");
 
     // trash_deck, list_trashed_decks, recover_deck: out of the lists and back.
+    let listed_ids = |r: &crate::common::Resp| {
+        r.data()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["id"].as_i64().unwrap())
+            .collect::<Vec<_>>()
+    };
     app.trash_deck(&ada.key, deck).await.expect(204);
-    assert_eq!(app.list_decks(&ada.key, "").await.json["meta"]["total"], 0);
+    assert_eq!(listed_ids(&app.list_decks(&ada.key, "").await), [talk]);
     let trashed = app.list_trashed_decks(&ada.key, "").await;
     trashed.expect(200);
     assert_eq!(trashed.data()[0]["id"], deck);
@@ -249,7 +286,10 @@ async fn a_team_writes_reorders_shares_exports_trashes_and_recovers_a_deck() {
     .await
     .expect_error(404);
     app.recover_deck(&ada.key, deck).await.expect(204);
-    assert_eq!(app.list_decks(&ada.key, "").await.json["meta"]["total"], 1);
+    assert_eq!(
+        listed_ids(&app.list_decks(&ada.key, "").await),
+        [talk, deck]
+    );
     assert_eq!(
         app.get_deck(&ada.key, deck, "").await.data()["slide_count"],
         3
