@@ -6,6 +6,7 @@ use axum::Json;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lectern_core::Error;
+use lectern_core::auth::Scope;
 use serde::Serialize;
 
 /// The error body (interface 2.12).
@@ -58,14 +59,16 @@ impl From<Error> for ApiError {
             Error::Unauthorized(m) => ApiError::unauthorized(m, true),
             Error::InsufficientScope(scope) => ApiError {
                 challenge: Some(match scope {
-                    "read" => {
+                    Scope::Read => {
                         "Bearer realm=\"lectern\", error=\"insufficient_scope\", scope=\"read\""
                     }
-                    _ => "Bearer realm=\"lectern\", error=\"insufficient_scope\", scope=\"manage\"",
+                    Scope::Manage => {
+                        "Bearer realm=\"lectern\", error=\"insufficient_scope\", scope=\"manage\""
+                    }
                 }),
-                ..ApiError::new(status, format!("this operation needs the '{scope}' scope"))
+                ..ApiError::new(status, Error::InsufficientScope(scope).to_string())
             },
-            Error::Forbidden(m) | Error::NotFound(m) | Error::Invalid(m) => {
+            Error::Forbidden(m) | Error::NotFound(m) | Error::Invalid(m) | Error::Conflict(m) => {
                 ApiError::new(status, m)
             }
             Error::Internal(cause) => {

@@ -8,6 +8,7 @@ use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use lectern_core::auth::{Caller, Scope};
+use lectern_core::ids::{DeckId, ExportId, ShareId};
 use serde_json::Value;
 
 use crate::app::AppState;
@@ -156,9 +157,8 @@ async fn path_params<S: Send + Sync>(
         .map_err(|e| ApiError::invalid(format!("invalid path: {e}")))
 }
 
-/// The deck's `{id}` path segment as an integer id (`12` or `"12"`); `None` for an integer
-/// no row can have. Non-integers answer 422.
-pub struct IdPath(pub Option<i64>);
+/// The deck's `{id}` path segment as a [`DeckId`] (`12` or `"12"`); non-integers answer 422.
+pub struct IdPath(pub DeckId);
 
 impl<S: Send + Sync> FromRequestParts<S> for IdPath {
     type Rejection = ApiError;
@@ -166,7 +166,7 @@ impl<S: Send + Sync> FromRequestParts<S> for IdPath {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let params = path_params(parts, state).await?;
         let raw = params.get("id").map_or("", String::as_str);
-        Ok(IdPath(lectern_core::params::parse_id("id", raw)?))
+        Ok(IdPath(DeckId::parse("id", raw)?))
     }
 }
 
@@ -182,8 +182,8 @@ impl<S: Send + Sync> FromRequestParts<S> for SlideIdPath {
     }
 }
 
-/// The `{share_id}` path segment as an integer id, like [`IdPath`].
-pub struct ShareIdPath(pub Option<i64>);
+/// The `{share_id}` path segment, like [`IdPath`].
+pub struct ShareIdPath(pub ShareId);
 
 impl<S: Send + Sync> FromRequestParts<S> for ShareIdPath {
     type Rejection = ApiError;
@@ -191,12 +191,12 @@ impl<S: Send + Sync> FromRequestParts<S> for ShareIdPath {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let params = path_params(parts, state).await?;
         let raw = params.get("share_id").map_or("", String::as_str);
-        Ok(ShareIdPath(lectern_core::params::parse_id("id", raw)?))
+        Ok(ShareIdPath(ShareId::parse("id", raw)?))
     }
 }
 
-/// The `{export_id}` path segment as an integer id, like [`IdPath`].
-pub struct ExportIdPath(pub Option<i64>);
+/// The `{export_id}` path segment, like [`IdPath`].
+pub struct ExportIdPath(pub ExportId);
 
 impl<S: Send + Sync> FromRequestParts<S> for ExportIdPath {
     type Rejection = ApiError;
@@ -204,6 +204,6 @@ impl<S: Send + Sync> FromRequestParts<S> for ExportIdPath {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let params = path_params(parts, state).await?;
         let raw = params.get("export_id").map_or("", String::as_str);
-        Ok(ExportIdPath(lectern_core::params::parse_id("id", raw)?))
+        Ok(ExportIdPath(ExportId::parse("id", raw)?))
     }
 }

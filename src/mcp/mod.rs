@@ -14,8 +14,9 @@ use base64::Engine;
 use lectern_core::auth::Caller;
 use lectern_core::deck::{DeckPatch, NewDeck};
 use lectern_core::export::{NewExport, POLL_AFTER_SECONDS};
+use lectern_core::ids::IntegerId;
 use lectern_core::oauth::Resource;
-use lectern_core::params::{Paging, parse_bool, parse_id};
+use lectern_core::params::{Paging, parse_bool};
 use lectern_core::secret::Secret;
 use lectern_core::share::NewShare;
 use lectern_core::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
@@ -299,7 +300,7 @@ impl LecternMcp {
                 let mut slides = Vec::new();
                 let mut missing = Vec::new();
                 for id in ids {
-                    match core.get_slide(caller, Some(deck_id), &id).await {
+                    match core.get_slide(caller, deck_id.into(), &id).await {
                         Ok(slide) => slides.push(slide),
                         Err(Error::NotFound(_)) => missing.push(id),
                         Err(e) => return Err(e.into()),
@@ -522,10 +523,10 @@ fn raw(args: &JsonObject, name: &str) -> Option<String> {
 }
 
 /// A required id argument (integer, or its digits as a string), parsed like REST path ids.
-fn take_id(args: &mut JsonObject, name: &str) -> Result<Option<i64>, Error> {
+fn take_id<T: IntegerId>(args: &mut JsonObject, name: &str) -> Result<T, Error> {
     let value = raw(args, name).ok_or_else(|| Error::invalid(format!("{name} is required")))?;
     args.remove(name);
-    parse_id("id", &value)
+    T::parse_id("id", &value)
 }
 
 /// A required string argument.

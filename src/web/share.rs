@@ -62,7 +62,7 @@ fn password_form(token: &str, action: &str, wrong: bool, status: StatusCode) -> 
 }
 
 async fn open(state: &AppState, id: &str, token: &str) -> Result<ShareAccess, Response> {
-    let share_id = lectern_core::params::parse_id("id", id).unwrap_or(None);
+    let share_id = lectern_core::ids::ShareId::parse("id", id).ok();
     match state.core.open_share(share_id, token).await {
         Ok(Ok(access)) => Ok(access),
         Ok(Err(problem)) => Err(problem_page(problem)),

@@ -339,7 +339,7 @@ async fn a_queued_job_survives_a_restart_and_a_dying_browser_ends_it_failed() {
     let zip = core
         .create_deck_export(
             &caller,
-            Some(deck.meta.id),
+            deck.meta.id.into(),
             NewExport::from_json(Some(json!({"format": "zip"}))).unwrap(),
         )
         .await
@@ -347,7 +347,7 @@ async fn a_queued_job_survives_a_restart_and_a_dying_browser_ends_it_failed() {
     let pdf = core
         .create_deck_export(
             &caller,
-            Some(deck.meta.id),
+            deck.meta.id.into(),
             NewExport::from_json(Some(json!({"format": "pdf"}))).unwrap(),
         )
         .await
@@ -372,11 +372,11 @@ async fn a_queued_job_survives_a_restart_and_a_dying_browser_ends_it_failed() {
     assert_eq!(core.export_queue_depth().await.unwrap(), 0);
 
     let zip = core
-        .get_deck_export(&caller, Some(deck.meta.id), Some(zip.id))
+        .get_deck_export(&caller, deck.meta.id.into(), zip.id.into())
         .await
         .unwrap();
     let pdf = core
-        .get_deck_export(&caller, Some(deck.meta.id), Some(pdf.id))
+        .get_deck_export(&caller, deck.meta.id.into(), pdf.id.into())
         .await
         .unwrap();
     assert_eq!(zip.status, "completed");

@@ -78,12 +78,14 @@ async fn a_round_trip_through_postgres_keeps_every_row() {
         .create_deck(&caller, NewDeck::from_json(Some(body)).unwrap())
         .await
         .unwrap();
-    core.trash_deck(&caller, Some(plain.meta.id)).await.unwrap();
+    core.trash_deck(&caller, plain.meta.id.into())
+        .await
+        .unwrap();
     let share = lectern_core::share::NewShare::from_json(Some(json!({
         "name": "board", "password": "pw", "expires_at": "2030-01-01T00:00:00Z", "notify_on_view": true
     })))
     .unwrap();
-    core.create_deck_share(&caller, Some(grouped), share)
+    core.create_deck_share(&caller, grouped.into(), share)
         .await
         .unwrap();
     // An export job, and the download-signing secret (made on the first link check).
@@ -91,7 +93,7 @@ async fn a_round_trip_through_postgres_keeps_every_row() {
         json!({"format": "pdf", "slide_notes": true}),
     ))
     .unwrap();
-    core.create_deck_export(&caller, Some(grouped), export)
+    core.create_deck_export(&caller, grouped.into(), export)
         .await
         .unwrap();
     core.check_download(1, i64::MAX / 2_000_000, "none")
@@ -146,7 +148,7 @@ async fn a_round_trip_through_postgres_keeps_every_row() {
     );
     let caller = pg_core.authenticate_bearer(key.expose()).await.unwrap();
     let deck = pg_core
-        .get_deck(&caller, Some(grouped), true)
+        .get_deck(&caller, grouped.into(), true)
         .await
         .unwrap();
     assert!(deck.deck_html.unwrap().contains("<section><section"));

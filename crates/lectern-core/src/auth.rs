@@ -62,7 +62,7 @@ impl Caller {
                 if ok {
                     Ok(())
                 } else {
-                    Err(Error::InsufficientScope(scope.as_str()))
+                    Err(Error::InsufficientScope(scope))
                 }
             }
         }
@@ -98,7 +98,7 @@ mod tests {
         assert!(read.require(Scope::Read).is_ok());
         assert!(matches!(
             read.require(Scope::Manage),
-            Err(Error::InsufficientScope("manage"))
+            Err(Error::InsufficientScope(Scope::Manage))
         ));
         let manage = caller(Credential::OAuth {
             token_id: 2,

@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::auth::Scope;
+
 /// Why an operation failed, in the terms of the interface (section 7).
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -15,14 +17,18 @@ pub enum Error {
     Forbidden(String),
     /// The credential lacks the scope the operation needs (403 with an
     /// `insufficient_scope` challenge); holds the scope needed.
-    #[error("this operation needs the '{0}' scope")]
-    InsufficientScope(&'static str),
+    #[error("this operation needs the '{}' scope", .0.as_str())]
+    InsufficientScope(Scope),
     /// The resource does not exist or belongs to someone else (404).
     #[error("{0}")]
     NotFound(String),
     /// Invalid parameters or body (422).
     #[error("{0}")]
     Invalid(String),
+    /// Someone else got there first: a name or slug already taken, a row created by a
+    /// concurrent request. The interface has no 409, so it answers 422 like other refusals.
+    #[error("{0}")]
+    Conflict(String),
     /// A fault that is not the caller's: storage down, a bug. Logged, answered generically.
     #[error("internal error: {0}")]
     Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -52,7 +58,7 @@ impl Error {
             Error::Unauthorized(_) => 401,
             Error::Forbidden(_) | Error::InsufficientScope(_) => 403,
             Error::NotFound(_) => 404,
-            Error::Invalid(_) => 422,
+            Error::Invalid(_) | Error::Conflict(_) => 422,
             Error::Internal(_) => 500,
         }
     }

@@ -12,6 +12,7 @@ use utoipa::ToSchema;
 
 use crate::auth::{Caller, Scope};
 use crate::deck::Fields;
+use crate::ids::{DeckId, ExportId};
 use crate::secret;
 use crate::service::Lectern;
 use crate::store::ExportRecord;
@@ -178,7 +179,7 @@ impl Lectern {
     pub async fn create_deck_export(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
+        deck_id: DeckId,
         new: NewExport,
     ) -> Result<ExportView> {
         caller.require(Scope::Manage)?;
@@ -204,13 +205,13 @@ impl Lectern {
     pub async fn get_deck_export(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
-        export_id: Option<i64>,
+        deck_id: DeckId,
+        export_id: ExportId,
     ) -> Result<ExportView> {
         caller.require(Scope::Read)?;
         let not_found = || Error::not_found("export not found");
         let deck = self.active_deck(caller, deck_id).await?;
-        let export_id = export_id.ok_or_else(not_found)?;
+        let export_id = export_id.stored().ok_or_else(not_found)?;
         let record = self
             .store()
             .get_export(caller.user_id, deck.id, export_id)

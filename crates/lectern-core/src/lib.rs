@@ -5,6 +5,7 @@
 pub mod auth;
 pub mod error;
 pub mod html;
+pub mod ids;
 pub mod secret;
 pub mod time;
 

@@ -1,25 +1,10 @@
-//! Parsing of request values shared by every operation: deck ids given as `12` or `"12"`,
-//! paging, booleans in query strings. Each parser answers 422 with a message naming the
+//! Parsing of request values shared by every operation: paging and booleans in query
+//! strings (ids are in [`crate::ids`]). Each parser answers 422 with a message naming the
 //! parameter.
 
 use serde::Serialize;
 
 use crate::{Error, Result};
-
-/// Parses a deck (or share, export) id from a path segment or a JSON value rendered as text.
-/// Accepts `12` and `"12"`; anything that is not an integer answers 422. Integers that no row
-/// can have (zero, negative) are not found.
-pub fn parse_id(name: &str, raw: &str) -> Result<Option<i64>> {
-    let trimmed = raw.trim();
-    let unquoted = trimmed
-        .strip_prefix('"')
-        .and_then(|s| s.strip_suffix('"'))
-        .unwrap_or(trimmed);
-    let id: i64 = unquoted
-        .parse()
-        .map_err(|_| Error::invalid(format!("{name} must be an integer, got {raw:?}")))?;
-    Ok((id > 0).then_some(id))
-}
 
 /// A page of a list: `page` from 1, `per_page` within the operation's limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,18 +92,6 @@ pub fn parse_bool(name: &str, raw: Option<&str>) -> Result<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ids_accept_bare_and_quoted_integers() {
-        assert_eq!(parse_id("id", "12").unwrap(), Some(12));
-        assert_eq!(parse_id("id", "\"12\"").unwrap(), Some(12));
-        assert_eq!(parse_id("id", "0").unwrap(), None);
-        assert_eq!(parse_id("id", "-3").unwrap(), None);
-        assert!(parse_id("id", "abc").is_err());
-        assert!(parse_id("id", "1.5").is_err());
-        assert!(parse_id("id", "").is_err());
-        assert!(parse_id("id", "99999999999999999999").is_err());
-    }
 
     #[test]
     fn paging_defaults_and_limits() {

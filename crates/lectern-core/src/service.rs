@@ -7,6 +7,7 @@ use std::sync::Arc;
 use crate::auth::{Caller, Credential, Scope};
 use crate::deck::{DeckPatch, MAX_TITLE_CHARS, NewDeck, NewSlide, Visibility, defaults, slugify};
 use crate::html::{Notes, SlideHtml};
+use crate::ids::DeckId;
 use crate::import::ImportedDeck;
 use crate::layout::{self, Position, SlideSlot};
 use crate::params::{PageMeta, Paging};
@@ -449,12 +450,12 @@ impl Lectern {
     pub async fn get_team_deck(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
+        deck_id: DeckId,
         include_deck_html: bool,
     ) -> Result<TeamDeckView> {
         caller.require(Scope::Read)?;
         let team = self.caller_team(caller).await?;
-        let id = deck_id.ok_or_else(Error::deck_not_found)?;
+        let id = deck_id.stored().ok_or_else(Error::deck_not_found)?;
         let deck = self
             .store
             .get_team_deck(team.id, id)
@@ -569,7 +570,7 @@ impl Lectern {
         let user_id = match created {
             Ok(id) => id,
             // Another process bootstrapped at the same moment.
-            Err(Error::Invalid(_)) => return Ok(None),
+            Err(Error::Conflict(_)) => return Ok(None),
             Err(e) => return Err(e),
         };
         let api_key = self.issue_api_key(user_id, "bootstrap").await?;
@@ -709,7 +710,7 @@ impl Lectern {
     pub async fn get_deck(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
+        deck_id: DeckId,
         include_deck_html: bool,
     ) -> Result<DeckView> {
         caller.require(Scope::Read)?;
@@ -732,14 +733,14 @@ impl Lectern {
     pub async fn update_deck(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
+        deck_id: DeckId,
         patch: DeckPatch,
     ) -> Result<DeckMeta> {
         caller.require(Scope::Manage)?;
         if let Some(v) = patch.visibility {
             self.check_visibility(caller, v)?;
         }
-        let id = deck_id.ok_or_else(Error::deck_not_found)?;
+        let id = deck_id.stored().ok_or_else(Error::deck_not_found)?;
         let deck = self
             .store
             .update_deck(caller.user_id, id, &patch, Timestamp::now())
@@ -754,7 +755,7 @@ impl Lectern {
     pub async fn list_slides(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
+        deck_id: DeckId,
         paging: Paging,
     ) -> Result<Page<SlideSummary>> {
         caller.require(Scope::Read)?;
@@ -792,7 +793,7 @@ impl Lectern {
     pub async fn get_slide(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
+        deck_id: DeckId,
         slide_id: &str,
     ) -> Result<SlideView> {
         caller.require(Scope::Read)?;
@@ -816,7 +817,7 @@ impl Lectern {
     pub async fn add_slide(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
+        deck_id: DeckId,
         input: AddSlide,
     ) -> Result<SlidePlace> {
         caller.require(Scope::Manage)?;
@@ -851,7 +852,7 @@ impl Lectern {
     pub async fn update_slide(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
+        deck_id: DeckId,
         slide_id: &str,
         input: UpdateSlide,
     ) -> Result<SlidePlace> {
@@ -886,7 +887,7 @@ impl Lectern {
     pub async fn remove_slides(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
+        deck_id: DeckId,
         input: RemoveSlides,
     ) -> Result<SlideCount> {
         self.apply_plan(caller, deck_id, move |slots| {
@@ -899,7 +900,7 @@ impl Lectern {
     pub async fn move_slides(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
+        deck_id: DeckId,
         input: MoveSlides,
     ) -> Result<SlideCount> {
         self.apply_plan(caller, deck_id, move |slots| {
@@ -912,7 +913,7 @@ impl Lectern {
     async fn apply_plan(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
+        deck_id: DeckId,
         plan: impl FnOnce(&[SlideSlot]) -> Result<layout::Plan> + Send + 'static,
     ) -> Result<SlideCount> {
         caller.require(Scope::Manage)?;
@@ -937,39 +938,34 @@ impl Lectern {
     async fn edit_slides(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
+        deck_id: DeckId,
         edit: SlideEditFn,
     ) -> Result<SlideEdit> {
-        let id = deck_id.ok_or_else(Error::deck_not_found)?;
+        let id = deck_id.stored().ok_or_else(Error::deck_not_found)?;
         self.store
             .edit_slides(caller.user_id, id, Timestamp::now(), edit)
             .await?
             .ok_or_else(Error::deck_not_found)
     }
 
-    fn place(
-        &self,
-        deck_id: Option<i64>,
-        after: &[SlideSlot],
-        slide_id: &str,
-    ) -> Result<SlidePlace> {
+    fn place(&self, deck_id: DeckId, after: &[SlideSlot], slide_id: &str) -> Result<SlidePlace> {
         Ok(SlidePlace {
             id: slide_id.to_string(),
-            deck_id: deck_id.ok_or_else(Error::deck_not_found)?,
+            deck_id: deck_id.stored().ok_or_else(Error::deck_not_found)?,
             position: position_of(after, slide_id)
                 .ok_or_else(|| Error::internal("an edited slide is missing from the new order"))?,
         })
     }
 
     /// `trash_deck` (3.1). Trashing a deck already in the trash changes nothing.
-    pub async fn trash_deck(&self, caller: &Caller, deck_id: Option<i64>) -> Result<()> {
+    pub async fn trash_deck(&self, caller: &Caller, deck_id: DeckId) -> Result<()> {
         caller.require(Scope::Manage)?;
         self.set_trashed(caller, deck_id, Some(Timestamp::now()))
             .await
     }
 
     /// `recover_deck` (3.1). Recovering a deck that is not in the trash changes nothing.
-    pub async fn recover_deck(&self, caller: &Caller, deck_id: Option<i64>) -> Result<()> {
+    pub async fn recover_deck(&self, caller: &Caller, deck_id: DeckId) -> Result<()> {
         caller.require(Scope::Manage)?;
         self.set_trashed(caller, deck_id, None).await
     }
@@ -977,10 +973,10 @@ impl Lectern {
     async fn set_trashed(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
+        deck_id: DeckId,
         at: Option<Timestamp>,
     ) -> Result<()> {
-        let id = deck_id.ok_or_else(Error::deck_not_found)?;
+        let id = deck_id.stored().ok_or_else(Error::deck_not_found)?;
         if self.store.set_deck_trashed(caller.user_id, id, at).await? {
             Ok(())
         } else {
@@ -989,12 +985,8 @@ impl Lectern {
     }
 
     /// The caller's deck outside the trash, or 404.
-    pub(crate) async fn active_deck(
-        &self,
-        caller: &Caller,
-        deck_id: Option<i64>,
-    ) -> Result<DeckRecord> {
-        let id = deck_id.ok_or_else(Error::deck_not_found)?;
+    pub(crate) async fn active_deck(&self, caller: &Caller, deck_id: DeckId) -> Result<DeckRecord> {
+        let id = deck_id.stored().ok_or_else(Error::deck_not_found)?;
         match self.store.get_deck(caller.user_id, id).await? {
             Some(d) if d.trashed_at.is_none() => Ok(d),
             _ => Err(Error::deck_not_found()),

@@ -7,6 +7,7 @@ use utoipa::ToSchema;
 
 use crate::auth::{Caller, Scope};
 use crate::deck::{Fields, Visibility};
+use crate::ids::{DeckId, ShareId};
 use crate::secret::{self, Secret};
 use crate::service::Lectern;
 use crate::store::{NewShareRecord, ShareRecord};
@@ -130,7 +131,7 @@ impl Lectern {
     pub async fn list_deck_shares(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
+        deck_id: DeckId,
     ) -> Result<Vec<ShareView>> {
         caller.require(Scope::Read)?;
         let deck = self.active_deck(caller, deck_id).await?;
@@ -148,7 +149,7 @@ impl Lectern {
     pub async fn create_deck_share(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
+        deck_id: DeckId,
         new: NewShare,
     ) -> Result<ShareView> {
         caller.require(Scope::Manage)?;
@@ -189,13 +190,13 @@ impl Lectern {
     pub async fn revoke_deck_share(
         &self,
         caller: &Caller,
-        deck_id: Option<i64>,
-        share_id: Option<i64>,
+        deck_id: DeckId,
+        share_id: ShareId,
     ) -> Result<()> {
         caller.require(Scope::Manage)?;
         let deck = self.active_deck(caller, deck_id).await?;
         let not_found = || Error::not_found("share link not found");
-        let share_id = share_id.ok_or_else(not_found)?;
+        let share_id = share_id.stored().ok_or_else(not_found)?;
         if self
             .store()
             .revoke_share(deck.id, share_id, Timestamp::now())
@@ -294,10 +295,10 @@ impl Lectern {
     /// The link behind `/s/{id}?token=...`, if the token is right and the link is live.
     pub async fn open_share(
         &self,
-        share_id: Option<i64>,
+        share_id: Option<ShareId>,
         token: &str,
     ) -> Result<std::result::Result<crate::store::ShareAccess, ShareProblem>> {
-        let Some(id) = share_id else {
+        let Some(id) = share_id.and_then(ShareId::stored) else {
             return Ok(Err(ShareProblem::NotFound));
         };
         let Some(access) = self.store().find_share_access(id).await? else {

@@ -269,7 +269,7 @@ impl Store for PgStore {
         .await;
         match result {
             Ok(id) => Ok(id),
-            Err(e) if is_unique_violation(&e) => Err(Error::invalid(format!(
+            Err(e) if is_unique_violation(&e) => Err(Error::Conflict(format!(
                 "the username {:?} is already taken",
                 user.username
             ))),
