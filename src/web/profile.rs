@@ -76,7 +76,7 @@ pub async fn profile_page(
     Path(username): Path<String>,
     query: QueryParams,
 ) -> Response {
-    if lectern_core::service::validate_username(&username).is_err() {
+    if !lectern_core::service::is_username_shaped(&username) {
         return crate::http::error::ApiError::new(
             StatusCode::NOT_FOUND,
             format!("no route for GET /{username}"),

@@ -582,6 +582,17 @@ async fn profile_and_team_pages_list_the_decks_a_visitor_may_see() {
     // Unknown accounts and teams are 404 pages; a path that cannot be an account is an
     // unknown route.
     assert_eq!(page(&anon, &format!("{}/nobody", app.base)).await.0, 404);
+    // The first account, `admin`, has a profile like any other.
+    let admin = app.user("admin").await;
+    app.create_deck(
+        &admin.key,
+        json!({"title": "Admin's deck", "visibility": "all"}),
+    )
+    .await
+    .expect(201);
+    let (status, admin_page, _) = page(&anon, &format!("{}/admin", app.base)).await;
+    assert_eq!(status, 200);
+    assert!(admin_page.contains("Admin&#39;s deck"), "{admin_page}");
     assert_eq!(
         page(&anon, &format!("{}/teams/nobody", app.base)).await.0,
         404

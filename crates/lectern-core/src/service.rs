@@ -62,7 +62,6 @@ pub const RESERVED_USERNAMES: &[&str] = &[
     "team",
     "docs",
     "web",
-    "admin",
     "new",
     "edit",
     "settings",
@@ -1096,16 +1095,21 @@ fn validate_slug_name(what: &str, name: &str) -> Result<()> {
     })
 }
 
-/// Checks a username: 1–40 lowercase letters, digits, `-` or `_`, starting with a letter or
-/// digit, and not one of the service's own path names.
-pub fn validate_username(username: &str) -> Result<()> {
-    let ok = !username.is_empty()
-        && username.len() <= 40
-        && username
+/// Whether `name` has the form of a username: 1–40 lowercase letters, digits, `-` or `_`,
+/// starting with a letter or digit (reserved names included).
+pub fn is_username_shaped(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 40
+        && name
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'_')
-        && username.as_bytes()[0].is_ascii_alphanumeric();
-    if !ok {
+        && name.as_bytes()[0].is_ascii_alphanumeric()
+}
+
+/// Checks a new username: username-shaped ([`is_username_shaped`]) and not one of the
+/// service's own path names ([`RESERVED_USERNAMES`]).
+pub fn validate_username(username: &str) -> Result<()> {
+    if !is_username_shaped(username) {
         return Err(Error::invalid(format!(
             "username {username:?} must be 1-40 lowercase letters, digits, '-' or '_', starting with a letter or digit"
         )));
