@@ -333,7 +333,25 @@ pub fn sanitize_for_viewing(html: &str) -> String {
     sanitizer().clean(html).to_string()
 }
 
-/// Escapes an attribute value for a double-quoted attribute.
+/// Escapes text for HTML element content and for single- or double-quoted attributes: the
+/// one escaper of pages, notes and imported text.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Escapes an attribute value for a double-quoted attribute of the stored form (its own
+/// rules keep the stored form stable across round trips).
 fn push_attribute_value(out: &mut String, value: &str) {
     for c in value.chars() {
         match c {

@@ -6,7 +6,7 @@
 use scraper::{ElementRef, Html, Node, Selector};
 
 use crate::deck::NewSlide;
-use crate::html::{Notes, SlideHtml};
+use crate::html::{Notes, SlideHtml, escape};
 use crate::{Error, Result};
 
 /// A parsed presentation.
@@ -22,16 +22,6 @@ pub struct ImportedDeck {
 pub fn looks_like_html(text: &str) -> bool {
     let start = text.trim_start().to_ascii_lowercase();
     start.starts_with("<!doctype html") || start.starts_with("<html") || start.contains("<section")
-}
-
-fn escape_text(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-fn escape_attr(text: &str) -> String {
-    escape_text(text).replace('"', "&quot;")
 }
 
 fn is_notes(el: &ElementRef<'_>) -> bool {
@@ -61,14 +51,14 @@ fn html_slide(section: ElementRef<'_>, label: &str) -> Result<NewSlide> {
                     inner.push_str(&el.html());
                 }
             }
-            Node::Text(t) => inner.push_str(&escape_text(t)),
+            Node::Text(t) => inner.push_str(&escape(t)),
             Node::Comment(c) => inner.push_str(&format!("<!--{}-->", &**c)),
             _ => {}
         }
     }
     let mut open = String::from("<section");
     for (name, value) in section.value().attrs() {
-        open.push_str(&format!(" {name}=\"{}\"", escape_attr(value)));
+        open.push_str(&format!(" {name}=\"{}\"", escape(value)));
     }
     let html = SlideHtml::parse(&format!("{open}>{inner}</section>"))
         .map_err(|e| Error::invalid(format!("{label}: {e}")))?;

@@ -5,7 +5,7 @@
 //! none.
 
 use crate::deck::Visibility;
-use crate::html::sanitize_for_viewing;
+use crate::html::{escape, sanitize_for_viewing};
 use crate::params::Paging;
 use crate::service::{Lectern, Page, render_deck_html};
 use crate::store::{DeckListKind, DeckRecord, SessionInfo, SlideHtmlRecord};
@@ -44,13 +44,6 @@ pub struct ViewedDeck {
     pub is_owner: bool,
 }
 
-/// Escapes text for HTML element content.
-fn escape_text(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
 /// One slide for a page: sanitised, with its notes inside the section when `with_notes`.
 fn viewed_slide(slide: &SlideHtmlRecord, with_notes: bool) -> String {
     let clean = sanitize_for_viewing(&slide.html);
@@ -63,7 +56,7 @@ fn viewed_slide(slide: &SlideHtmlRecord, with_notes: bool) -> String {
             Some(end) => format!(
                 "{}<aside class=\"notes\">{}</aside></section>",
                 &clean[..end],
-                escape_text(notes)
+                escape(notes)
             ),
             None => clean,
         },
