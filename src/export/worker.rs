@@ -76,6 +76,7 @@ impl Exporter {
     pub async fn draw_thumbnails(&self) -> lectern_core::Result<usize> {
         let due = self
             .core
+            .worker()
             .decks_needing_thumbnails(THUMBNAIL_DEBOUNCE, THUMBNAILS_PER_ROUND)
             .await?;
         let mut drawn = 0;
@@ -87,7 +88,7 @@ impl Exporter {
                         tracing::warn!(deck.id = deck_id, error = %e, "storing a thumbnail failed");
                         continue;
                     }
-                    self.core.thumbnail_drawn(deck_id, version).await?;
+                    self.core.worker().thumbnail_drawn(deck_id, version).await?;
                     drawn += 1;
                 }
                 Err(BuildError::Permanent(reason)) => {
@@ -106,6 +107,7 @@ impl Exporter {
     async fn thumbnail_png(&self, deck_id: i64) -> Result<Vec<u8>, BuildError> {
         let deck = self
             .core
+            .worker()
             .deck_for_export(deck_id)
             .await
             .map_err(|e| BuildError::Transient(e.to_string()))?;
@@ -131,7 +133,7 @@ impl Exporter {
     pub async fn cleanup(&self, age: Duration) -> lectern_core::Result<usize> {
         let mut removed = 0;
         loop {
-            let batch = self.core.stale_export_files(age, 100).await?;
+            let batch = self.core.worker().stale_export_files(age, 100).await?;
             if batch.is_empty() {
                 return Ok(removed);
             }
@@ -140,7 +142,7 @@ impl Exporter {
                     .delete(&key)
                     .await
                     .map_err(lectern_core::Error::internal)?;
-                self.core.forget_export_file(id).await?;
+                self.core.worker().forget_export_file(id).await?;
                 removed += 1;
             }
         }
@@ -148,7 +150,12 @@ impl Exporter {
 
     /// Takes and runs one job; `false` when there was none.
     pub async fn run_one(&self) -> lectern_core::Result<bool> {
-        let Some(job) = self.core.claim_export_job(LEASE, MAX_ATTEMPTS).await? else {
+        let Some(job) = self
+            .core
+            .worker()
+            .claim_export_job(LEASE, MAX_ATTEMPTS)
+            .await?
+        else {
             return Ok(false);
         };
         let outcome = tokio::time::timeout(ATTEMPT_TIMEOUT, self.build(&job))
@@ -163,23 +170,23 @@ impl Exporter {
             Ok(bytes) => {
                 let key = format!("{}.{}", job.id, job.format);
                 match self.files.put(&key, bytes).await {
-                    Ok(()) => self.core.complete_export_job(job.id, &key).await?,
+                    Ok(()) => self.core.worker().complete_export_job(job.id, &key).await?,
                     Err(e) => {
                         let reason = format!("storing the file failed: {e}");
-                        self.core.fail_export_job(job.id, &reason).await?
+                        self.core.worker().fail_export_job(job.id, &reason).await?
                     }
                 }
             }
             Err(BuildError::Permanent(reason)) => {
-                self.core.fail_export_job(job.id, &reason).await?;
+                self.core.worker().fail_export_job(job.id, &reason).await?;
             }
             Err(BuildError::Transient(reason)) if job.attempts >= MAX_ATTEMPTS => {
                 let reason = format!("{reason} (gave up after {} attempts)", job.attempts);
-                self.core.fail_export_job(job.id, &reason).await?;
+                self.core.worker().fail_export_job(job.id, &reason).await?;
             }
             Err(BuildError::Transient(reason)) => {
                 tracing::warn!(export.id = job.id, error = %reason, "export attempt failed; it will be retried");
-                self.core.release_export_job(job.id).await?;
+                self.core.worker().release_export_job(job.id).await?;
             }
         }
         Ok(true)
@@ -188,6 +195,7 @@ impl Exporter {
     async fn build(&self, job: &ExportRecord) -> Result<Vec<u8>, BuildError> {
         let deck = self
             .core
+            .worker()
             .deck_for_export(job.deck_id)
             .await
             .map_err(|e| BuildError::Permanent(format!("the deck is gone: {e}")))?;

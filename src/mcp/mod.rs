@@ -317,7 +317,7 @@ impl LecternMcp {
                 let deck = take_id(&mut args, "deck_id")?;
                 let slide_id = take_str(&mut args, "slide_id")?;
                 let slide = core.get_slide(caller, deck, &slide_id).await?;
-                let viewed = core.deck_for_export(slide.deck_id).await?;
+                let viewed = core.own_deck_for_rendering(caller, deck).await?;
                 let h = slide.position.horizontal as usize;
                 let v = slide.position.vertical.unwrap_or(0) as usize;
                 let png = crate::export::worker::slide_png(&self.renderer, &viewed, h, v)

@@ -221,73 +221,6 @@ impl Lectern {
         self.export_view(record).await
     }
 
-    /// Workers: takes the next export job (see `Store::claim_export`), leased for `lease`.
-    pub async fn claim_export_job(
-        &self,
-        lease: std::time::Duration,
-        max_attempts: i64,
-    ) -> Result<Option<ExportRecord>> {
-        let now = Timestamp::now();
-        let until = Timestamp::from_unix_micros(now.unix_micros() + lease.as_micros() as i64);
-        self.store().claim_export(now, until, max_attempts).await
-    }
-
-    /// Workers: the job's file is stored under `file_key`.
-    pub async fn complete_export_job(&self, export_id: i64, file_key: &str) -> Result<()> {
-        self.store()
-            .complete_export(export_id, file_key, Timestamp::now())
-            .await
-    }
-
-    /// Workers: the job cannot be done, for `reason`.
-    pub async fn fail_export_job(&self, export_id: i64, reason: &str) -> Result<()> {
-        self.store()
-            .fail_export(export_id, reason, Timestamp::now())
-            .await
-    }
-
-    /// Workers: the attempt failed in a way that may pass; another attempt may start now.
-    pub async fn release_export_job(&self, export_id: i64) -> Result<()> {
-        self.store().release_export(export_id).await
-    }
-
-    /// Workers: completed exports older than `age` whose files may go (at most `limit`).
-    pub async fn stale_export_files(
-        &self,
-        age: std::time::Duration,
-        limit: i64,
-    ) -> Result<Vec<(i64, String)>> {
-        let before =
-            Timestamp::from_unix_micros(Timestamp::now().unix_micros() - age.as_micros() as i64);
-        self.store().stale_export_files(before, limit).await
-    }
-
-    /// Workers: the export's file is deleted.
-    pub async fn forget_export_file(&self, export_id: i64) -> Result<()> {
-        self.store().forget_export_file(export_id).await
-    }
-
-    /// Thumbnails: decks changed since their thumbnail, quiet for `debounce` (at most `limit`).
-    pub async fn decks_needing_thumbnails(
-        &self,
-        debounce: std::time::Duration,
-        limit: i64,
-    ) -> Result<Vec<(i64, Timestamp)>> {
-        let quiet_since = Timestamp::from_unix_micros(
-            Timestamp::now().unix_micros() - debounce.as_micros() as i64,
-        );
-        self.store()
-            .decks_needing_thumbnails(quiet_since, limit)
-            .await
-    }
-
-    /// Thumbnails: a new image of the deck as of `version` is stored; returns its new token.
-    pub async fn thumbnail_drawn(&self, deck_id: i64, version: Timestamp) -> Result<String> {
-        let token = secret::random_alphanumeric(32);
-        self.store().set_thumbnail(deck_id, &token, version).await?;
-        Ok(token)
-    }
-
     /// Thumbnails: the deck whose current image `token` names.
     pub async fn deck_by_thumbnail(&self, token: &str) -> Result<Option<i64>> {
         if token.len() != 32 || !token.bytes().all(|b| b.is_ascii_alphanumeric()) {
@@ -296,14 +229,15 @@ impl Lectern {
         self.store().deck_by_thumbnail(token).await
     }
 
-    /// Workers: the deck of an export as its pages show it (no visibility check: the job was
-    /// queued by the owner).
-    pub async fn deck_for_export(&self, deck_id: i64) -> Result<crate::viewer::ViewedDeck> {
-        let deck = self
-            .store()
-            .find_deck(deck_id)
-            .await?
-            .ok_or_else(Error::deck_not_found)?;
+    /// A slide picture of the caller's own active deck (the MCP screenshot tool): the deck as
+    /// its owner's pages show it, after the same checks as `get_deck`.
+    pub async fn own_deck_for_rendering(
+        &self,
+        caller: &Caller,
+        deck_id: DeckId,
+    ) -> Result<crate::viewer::ViewedDeck> {
+        caller.require(Scope::Read)?;
+        let deck = self.active_deck(caller, deck_id).await?;
         self.viewed(deck, true).await
     }
 
@@ -341,6 +275,106 @@ impl Lectern {
 /// Whether an export still exists: a completed one only while its file is kept.
 fn still_exists(e: &ExportRecord) -> bool {
     e.status != "completed" || e.file_key.is_some()
+}
+
+/// The export workers' and the thumbnail loop's operations: they act for the owner who
+/// queued a job, on ids from the queue, without a caller to check. Only the workers of
+/// `lectern serve` and `lectern mcp` hold one ([`Lectern::worker`]); request adapters call
+/// the checked operations instead.
+pub struct Worker<'a>(&'a Lectern);
+
+impl Lectern {
+    /// The handle of the unchecked worker operations.
+    pub fn worker(&self) -> Worker<'_> {
+        Worker(self)
+    }
+}
+
+impl Worker<'_> {
+    /// takes the next export job (see `Store::claim_export`), leased for `lease`.
+    pub async fn claim_export_job(
+        &self,
+        lease: std::time::Duration,
+        max_attempts: i64,
+    ) -> Result<Option<ExportRecord>> {
+        let now = Timestamp::now();
+        let until = Timestamp::from_unix_micros(now.unix_micros() + lease.as_micros() as i64);
+        self.0.store().claim_export(now, until, max_attempts).await
+    }
+
+    /// the job's file is stored under `file_key`.
+    pub async fn complete_export_job(&self, export_id: i64, file_key: &str) -> Result<()> {
+        self.0
+            .store()
+            .complete_export(export_id, file_key, Timestamp::now())
+            .await
+    }
+
+    /// the job cannot be done, for `reason`.
+    pub async fn fail_export_job(&self, export_id: i64, reason: &str) -> Result<()> {
+        self.0
+            .store()
+            .fail_export(export_id, reason, Timestamp::now())
+            .await
+    }
+
+    /// the attempt failed in a way that may pass; another attempt may start now.
+    pub async fn release_export_job(&self, export_id: i64) -> Result<()> {
+        self.0.store().release_export(export_id).await
+    }
+
+    /// completed exports older than `age` whose files may go (at most `limit`).
+    pub async fn stale_export_files(
+        &self,
+        age: std::time::Duration,
+        limit: i64,
+    ) -> Result<Vec<(i64, String)>> {
+        let before =
+            Timestamp::from_unix_micros(Timestamp::now().unix_micros() - age.as_micros() as i64);
+        self.0.store().stale_export_files(before, limit).await
+    }
+
+    /// the export's file is deleted.
+    pub async fn forget_export_file(&self, export_id: i64) -> Result<()> {
+        self.0.store().forget_export_file(export_id).await
+    }
+
+    /// Thumbnails: decks changed since their thumbnail, quiet for `debounce` (at most `limit`).
+    pub async fn decks_needing_thumbnails(
+        &self,
+        debounce: std::time::Duration,
+        limit: i64,
+    ) -> Result<Vec<(i64, Timestamp)>> {
+        let quiet_since = Timestamp::from_unix_micros(
+            Timestamp::now().unix_micros() - debounce.as_micros() as i64,
+        );
+        self.0
+            .store()
+            .decks_needing_thumbnails(quiet_since, limit)
+            .await
+    }
+
+    /// Thumbnails: a new image of the deck as of `version` is stored; returns its new token.
+    pub async fn thumbnail_drawn(&self, deck_id: i64, version: Timestamp) -> Result<String> {
+        let token = secret::random_alphanumeric(32);
+        self.0
+            .store()
+            .set_thumbnail(deck_id, &token, version)
+            .await?;
+        Ok(token)
+    }
+
+    /// The deck of an export as its pages show it (no visibility check: the job was
+    /// queued by the owner).
+    pub async fn deck_for_export(&self, deck_id: i64) -> Result<crate::viewer::ViewedDeck> {
+        let deck = self
+            .0
+            .store()
+            .find_deck(deck_id)
+            .await?
+            .ok_or_else(Error::deck_not_found)?;
+        self.0.viewed(deck, true).await
+    }
 }
 
 #[cfg(test)]
