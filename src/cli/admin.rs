@@ -95,6 +95,7 @@ pub async fn run(opts: &StorageOptions, cmd: AdminCommand) -> anyhow::Result<()>
             team,
         } => {
             let id = core
+                .admin()
                 .create_user(NewUser {
                     username,
                     email,
@@ -106,7 +107,7 @@ pub async fn run(opts: &StorageOptions, cmd: AdminCommand) -> anyhow::Result<()>
             println!("{id}");
         }
         AdminCommand::CreateApiKey { username, label } => {
-            let key = core.create_api_key(&username, &label).await?;
+            let key = core.admin().create_api_key(&username, &label).await?;
             println!("{}", key.expose());
         }
         AdminCommand::ImportDeck { username, file } => {
@@ -123,11 +124,15 @@ pub async fn run(opts: &StorageOptions, cmd: AdminCommand) -> anyhow::Result<()>
                 import::parse_markdown(&text)
             }
             .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-            let id = core.import_deck(&username, parsed).await?;
+            let id = core.admin().import_deck(&username, parsed).await?;
             println!("{id}");
         }
-        AdminCommand::AddToTeam { username, team } => core.add_to_team(&username, &team).await?,
-        AdminCommand::RemoveFromTeam { username } => core.remove_from_team(&username).await?,
+        AdminCommand::AddToTeam { username, team } => {
+            core.admin().add_to_team(&username, &team).await?
+        }
+        AdminCommand::RemoveFromTeam { username } => {
+            core.admin().remove_from_team(&username).await?
+        }
         AdminCommand::MigrateData { .. } => unreachable!("handled before the store opens"),
         AdminCommand::CreateOauthClient {
             name,
@@ -135,6 +140,7 @@ pub async fn run(opts: &StorageOptions, cmd: AdminCommand) -> anyhow::Result<()>
             public,
         } => {
             let client = core
+                .admin()
                 .create_oauth_client(&name, &redirect_uris, public)
                 .await?;
             let out = serde_json::json!({

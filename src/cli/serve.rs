@@ -29,6 +29,7 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
         )?));
     }
     if let Some(boot) = core
+        .admin()
         .bootstrap()
         .await
         .map_err(|e| anyhow::anyhow!("creating the first account failed: {e}"))?

@@ -358,6 +358,7 @@ impl TestApp {
     async fn user_in(&self, username: &str, team: Option<&str>) -> TestUser {
         let id = self
             .core
+            .admin()
             .create_user(NewUser {
                 username: username.into(),
                 email: format!("{username}@example.org"),
@@ -369,6 +370,7 @@ impl TestApp {
             .expect("the test account is created");
         let key = self
             .core
+            .admin()
             .create_api_key(username, "tests")
             .await
             .expect("the test key is created");
@@ -601,6 +603,7 @@ impl TestApp {
     pub async fn import_markdown(&self, user: &TestUser, markdown: &str) -> i64 {
         let parsed = lectern_core::import::parse_markdown(markdown).expect("valid markdown");
         self.core
+            .admin()
             .import_deck(&user.username, parsed)
             .await
             .expect("the import works")

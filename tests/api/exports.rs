@@ -318,16 +318,17 @@ async fn a_queued_job_survives_a_restart_and_a_dying_browser_ends_it_failed() {
         lectern::cli::storage::open_store(&url).await.unwrap(),
         "http://127.0.0.1:9",
     );
-    core.create_user(lectern_core::service::NewUser {
-        username: "alice".into(),
-        email: "a@example.org".into(),
-        name: None,
-        password: None,
-        team: None,
-    })
-    .await
-    .unwrap();
-    let key = core.create_api_key("alice", "").await.unwrap();
+    core.admin()
+        .create_user(lectern_core::service::NewUser {
+            username: "alice".into(),
+            email: "a@example.org".into(),
+            name: None,
+            password: None,
+            team: None,
+        })
+        .await
+        .unwrap();
+    let key = core.admin().create_api_key("alice", "").await.unwrap();
     let caller = core.authenticate_bearer(key.expose()).await.unwrap();
     let deck = core
         .create_deck(

@@ -53,22 +53,29 @@ async fn a_round_trip_through_postgres_keeps_every_row() {
         lectern::cli::storage::open_raw_store(&first).await.unwrap(),
         "http://x",
     );
-    core.create_user(NewUser {
-        username: "alice".into(),
-        email: "a@example.org".into(),
-        name: Some("Alice Ä".into()),
-        password: Some(Secret::new("a long password")),
-        team: Some("crew".into()),
-    })
-    .await
-    .unwrap();
-    let key = core.create_api_key("alice", "laptop").await.unwrap();
+    core.admin()
+        .create_user(NewUser {
+            username: "alice".into(),
+            email: "a@example.org".into(),
+            name: Some("Alice Ä".into()),
+            password: Some(Secret::new("a long password")),
+            team: Some("crew".into()),
+        })
+        .await
+        .unwrap();
+    let key = core
+        .admin()
+        .create_api_key("alice", "laptop")
+        .await
+        .unwrap();
     let tool = core
+        .admin()
         .create_oauth_client("Tool", &["http://127.0.0.1/cb".to_string()], false)
         .await
         .unwrap();
     let md = "# Intro\n\nNote: hi\n---\n## A\n--\n## B\n";
     let grouped = core
+        .admin()
         .import_deck("alice", lectern_core::import::parse_markdown(md).unwrap())
         .await
         .unwrap();

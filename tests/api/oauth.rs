@@ -690,6 +690,7 @@ async fn a_confidential_client_authenticates_with_basic_and_tokens_expire() {
     let made = s
         .app
         .core
+        .admin()
         .create_oauth_client("Server app", &["http://127.0.0.1/cb".to_string()], false)
         .await
         .unwrap();

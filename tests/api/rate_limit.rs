@@ -42,7 +42,12 @@ async fn requests_over_the_limit_answer_429_with_retry_after() {
         .expect_error(429);
 
     // Another credential of the same account has its own budget; so has another account.
-    let second = app.core.create_api_key("alice", "second").await.unwrap();
+    let second = app
+        .core
+        .admin()
+        .create_api_key("alice", "second")
+        .await
+        .unwrap();
     let resp = app.list_decks(second.expose(), "").await;
     resp.expect(200);
     // The limited create changed nothing.

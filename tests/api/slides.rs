@@ -643,6 +643,7 @@ async fn concurrent_changes_to_one_deck_leave_it_valid() {
     let alice = app.user("alice").await;
     let second_key = app
         .core
+        .admin()
         .create_api_key("alice", "second client")
         .await
         .unwrap();

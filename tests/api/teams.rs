@@ -249,7 +249,7 @@ async fn leaving_a_team_takes_effect_at_once() {
     let w = world().await;
     assert_eq!(list(&w.app, &w.a2, "").await.status.as_u16(), 200);
 
-    w.app.core.remove_from_team("a2").await.unwrap();
+    w.app.core.admin().remove_from_team("a2").await.unwrap();
 
     list(&w.app, &w.a2, "").await.expect_error(403);
     get(&w.app, &w.a2, w.a1_team, "").await.expect_error(403);
@@ -259,7 +259,7 @@ async fn leaving_a_team_takes_effect_at_once() {
     );
     assert_eq!(w.app.users_get(&w.a2.key).await.data()["team"], Value::Null);
     // Joining another team takes the member's own team decks along.
-    w.app.core.add_to_team("a2", "beta").await.unwrap();
+    w.app.core.admin().add_to_team("a2", "beta").await.unwrap();
     assert_eq!(
         titles(&list(&w.app, &w.a2, "").await),
         ["B1 all", "B1 team", "A2 team"]

@@ -263,7 +263,7 @@ impl Lectern {
     }
 
     /// `admin create-user`: validates and stores an account, returning its id.
-    pub async fn create_user(&self, new: NewUser) -> Result<i64> {
+    pub(crate) async fn create_user(&self, new: NewUser) -> Result<i64> {
         validate_username(&new.username)?;
         let email = new.email.trim();
         if email.is_empty()
@@ -308,7 +308,7 @@ impl Lectern {
     }
 
     /// `admin add-to-team`: moves the account into the team (created when missing).
-    pub async fn add_to_team(&self, username: &str, team_slug: &str) -> Result<()> {
+    pub(crate) async fn add_to_team(&self, username: &str, team_slug: &str) -> Result<()> {
         let user = self.user_named(username).await?;
         let team = self.team_for_slug(team_slug).await?;
         self.store
@@ -318,7 +318,7 @@ impl Lectern {
     }
 
     /// `admin remove-from-team`: the account leaves its team; it loses access at once.
-    pub async fn remove_from_team(&self, username: &str) -> Result<()> {
+    pub(crate) async fn remove_from_team(&self, username: &str) -> Result<()> {
         let user = self.user_named(username).await?;
         if user.team_id.is_none() {
             return Err(Error::invalid(format!("{username:?} is not in a team")));
@@ -483,7 +483,7 @@ impl Lectern {
     }
 
     /// `admin create-api-key`: a new key for the account, shown only this once.
-    pub async fn create_api_key(&self, username: &str, label: &str) -> Result<Secret> {
+    pub(crate) async fn create_api_key(&self, username: &str, label: &str) -> Result<Secret> {
         let user = self
             .store
             .find_user_by_username(username)
@@ -507,7 +507,7 @@ impl Lectern {
     }
 
     /// `admin create-oauth-client`: stores a client; a confidential one gets a secret.
-    pub async fn create_oauth_client(
+    pub(crate) async fn create_oauth_client(
         &self,
         name: &str,
         redirect_uris: &[String],
@@ -550,7 +550,7 @@ impl Lectern {
 
     /// On a first start with no accounts, creates `admin` with a random password and one
     /// API key. `None` when accounts exist (or another server just made them).
-    pub async fn bootstrap(&self) -> Result<Option<Bootstrap>> {
+    pub(crate) async fn bootstrap(&self) -> Result<Option<Bootstrap>> {
         if self.store.count_users().await? > 0 {
             return Ok(None);
         }
@@ -650,7 +650,7 @@ impl Lectern {
 
     /// `admin import-deck`: a new deck for `username` from an imported presentation, with the
     /// creation defaults; returns its id.
-    pub async fn import_deck(&self, username: &str, imported: ImportedDeck) -> Result<i64> {
+    pub(crate) async fn import_deck(&self, username: &str, imported: ImportedDeck) -> Result<i64> {
         let user = self
             .store
             .find_user_by_username(username)
@@ -1146,6 +1146,63 @@ pub fn render_deck_html(slides: &[SlideHtmlRecord]) -> String {
         }
     }
     out
+}
+
+/// The administrator's operations (`lectern admin ...`, the first start, and tests that set
+/// up accounts): they act on any account by name, without a caller to check. Only the admin
+/// commands and `serve`'s bootstrap hold one ([`Lectern::admin`]); request adapters (REST,
+/// MCP, web pages) never do.
+pub struct Admin<'a>(&'a Lectern);
+
+impl Lectern {
+    /// The handle of the unchecked administrator operations.
+    pub fn admin(&self) -> Admin<'_> {
+        Admin(self)
+    }
+}
+
+impl Admin<'_> {
+    /// `admin create-user`: a new account (and its team when `--team` names a new one).
+    pub async fn create_user(&self, new: NewUser) -> Result<i64> {
+        self.0.create_user(new).await
+    }
+
+    /// `admin add-to-team`.
+    pub async fn add_to_team(&self, username: &str, team_slug: &str) -> Result<()> {
+        self.0.add_to_team(username, team_slug).await
+    }
+
+    /// `admin remove-from-team`.
+    pub async fn remove_from_team(&self, username: &str) -> Result<()> {
+        self.0.remove_from_team(username).await
+    }
+
+    /// `admin create-api-key`: a new key for the account, shown once.
+    pub async fn create_api_key(&self, username: &str, label: &str) -> Result<Secret> {
+        self.0.create_api_key(username, label).await
+    }
+
+    /// `admin create-oauth-client`.
+    pub async fn create_oauth_client(
+        &self,
+        name: &str,
+        redirect_uris: &[String],
+        public: bool,
+    ) -> Result<CreatedOAuthClient> {
+        self.0
+            .create_oauth_client(name, redirect_uris, public)
+            .await
+    }
+
+    /// The first start of `serve`: the account `admin` with a password and a key.
+    pub async fn bootstrap(&self) -> Result<Option<Bootstrap>> {
+        self.0.bootstrap().await
+    }
+
+    /// `admin import-deck`.
+    pub async fn import_deck(&self, username: &str, imported: ImportedDeck) -> Result<i64> {
+        self.0.import_deck(username, imported).await
+    }
 }
 
 #[cfg(test)]
