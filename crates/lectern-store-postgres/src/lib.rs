@@ -15,12 +15,13 @@ use lectern_core::layout::SlideSlot;
 use lectern_core::params::Paging;
 use lectern_core::store::dump::{Cell, Kind, Row as DumpRow, TABLES, TableSpec};
 use lectern_core::store::{
-    AccessTokenRecord, ApiKeyInfo, ApiKeyRecord, CodeCheckFn, CodeRecord, DeckListKind,
-    DeckListRecord, DeckRecord, DeckSearchRecord, Exchanged, ExportRecord, GrantRecord,
-    LoginRecord, NewApiKeyRecord, NewDeckRecord, NewOAuthClientRecord, NewShareRecord,
-    NewSlideRecord, NewTokenRecord, NewUserRecord, OAuthClientRecord, RateUsage, RefreshCheckFn,
-    Rotated, SessionInfo, SessionRecord, ShareAccess, ShareRecord, SlideEdit, SlideEditFn,
-    SlideHtmlRecord, SlideRecord, SlideSummaryRecord, Store, TeamDeckListRecord, TeamRecord,
+    AccessTokenRecord, AccountStore, ApiKeyInfo, ApiKeyRecord, CodeCheckFn, CodeRecord,
+    DeckListKind, DeckListRecord, DeckRecord, DeckSearchRecord, DeckStore, DumpStore, Exchanged,
+    ExportRecord, ExportStore, GrantRecord, KeyStore, LoginRecord, NewApiKeyRecord, NewDeckRecord,
+    NewOAuthClientRecord, NewShareRecord, NewSlideRecord, NewTokenRecord, NewUserRecord,
+    OAuthClientRecord, OAuthStore, RateUsage, RefreshCheckFn, Rotated, ServerStore, SessionInfo,
+    SessionRecord, ShareAccess, ShareRecord, ShareStore, SlideEdit, SlideEditFn, SlideHtmlRecord,
+    SlideRecord, SlideStore, SlideSummaryRecord, TeamDeckListRecord, TeamRecord, TeamStore,
     UserRecord,
 };
 use lectern_core::time::Timestamp;
@@ -236,7 +237,7 @@ async fn deck_in_tx(
 }
 
 #[async_trait]
-impl Store for PgStore {
+impl ServerStore for PgStore {
     async fn ping(&self) -> Result<()> {
         sqlx::query("SELECT 1")
             .execute(&self.pool)
@@ -245,6 +246,64 @@ impl Store for PgStore {
         Ok(())
     }
 
+    fn shares_rate_limits(&self) -> bool {
+        true
+    }
+
+    async fn exchange_rate_usage(
+        &self,
+        server: &str,
+        bucket: i64,
+        mine: &[(String, u64)],
+    ) -> Result<Vec<RateUsage>> {
+        if !mine.is_empty() {
+            let keys: Vec<&str> = mine.iter().map(|(k, _)| k.as_str()).collect();
+            let counts: Vec<i64> = mine.iter().map(|(_, n)| *n as i64).collect();
+            sqlx::query(
+                "INSERT INTO rate_limit_usage (server, key, bucket, requests)
+                 SELECT $1, k, $2, n FROM UNNEST($3::text[], $4::bigint[]) AS u(k, n)
+                 ON CONFLICT (server, key, bucket)
+                 DO UPDATE SET requests = rate_limit_usage.requests + EXCLUDED.requests",
+            )
+            .bind(server)
+            .bind(bucket)
+            .bind(&keys)
+            .bind(&counts)
+            .execute(&self.pool)
+            .await
+            .map_err(fault)?;
+        }
+        // Buckets older than a minute are of no use to anyone any more.
+        if bucket % 6 == 0 {
+            sqlx::query("DELETE FROM rate_limit_usage WHERE bucket < $1")
+                .bind(bucket - 6)
+                .execute(&self.pool)
+                .await
+                .map_err(fault)?;
+        }
+        let rows: Vec<(String, String, i64, i64)> = sqlx::query_as(
+            "SELECT server, key, bucket, requests FROM rate_limit_usage
+             WHERE bucket >= $1 AND server <> $2",
+        )
+        .bind(bucket - 1)
+        .bind(server)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(fault)?;
+        Ok(rows
+            .into_iter()
+            .map(|(server, key, bucket, requests)| RateUsage {
+                server,
+                key,
+                bucket,
+                requests: requests.max(0) as u64,
+            })
+            .collect())
+    }
+}
+
+#[async_trait]
+impl AccountStore for PgStore {
     async fn count_users(&self) -> Result<i64> {
         sqlx::query_scalar("SELECT COUNT(*) FROM users")
             .fetch_one(&self.pool)
@@ -301,6 +360,96 @@ impl Store for PgStore {
             .transpose()
     }
 
+    async fn find_login(&self, username: &str) -> Result<Option<LoginRecord>> {
+        let row = sqlx::query(
+            "SELECT id, password_hash, failed_logins, last_failed_login_at FROM users
+             WHERE username = $1",
+        )
+        .bind(username)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(fault)?;
+        row.map(|r| {
+            Ok(LoginRecord {
+                user_id: r.int(0)?,
+                password_hash: r.opt_text(1)?,
+                failed_logins: r.int(2)?,
+                last_failed_login_at: r.opt_int(3)?.map(Timestamp::from_unix_micros),
+            })
+        })
+        .transpose()
+    }
+
+    async fn set_login_failure(&self, user_id: i64, at: Option<Timestamp>) -> Result<()> {
+        let query = match at {
+            Some(at) => sqlx::query(
+                "UPDATE users SET failed_logins = failed_logins + 1, last_failed_login_at = $1
+                 WHERE id = $2",
+            )
+            .bind(at.unix_micros()),
+            None => sqlx::query(
+                "UPDATE users SET failed_logins = 0, last_failed_login_at = NULL WHERE id = $1",
+            ),
+        };
+        query
+            .bind(user_id)
+            .execute(&self.pool)
+            .await
+            .map_err(fault)?;
+        Ok(())
+    }
+
+    async fn create_session(&self, session: SessionRecord) -> Result<()> {
+        sqlx::query(
+            "INSERT INTO web_sessions (id_hash, user_id, csrf_token, created_at, expires_at)
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(&session.id_hash)
+        .bind(session.user_id)
+        .bind(&session.csrf_token)
+        .bind(session.created_at.unix_micros())
+        .bind(session.expires_at.unix_micros())
+        .execute(&self.pool)
+        .await
+        .map_err(fault)?;
+        Ok(())
+    }
+
+    async fn find_session(&self, id_hash: &str, now: Timestamp) -> Result<Option<SessionInfo>> {
+        let row = sqlx::query(
+            "SELECT s.user_id, u.username, u.team_id, s.csrf_token, s.expires_at
+             FROM web_sessions s JOIN users u ON u.id = s.user_id
+             WHERE s.id_hash = $1 AND s.expires_at > $2",
+        )
+        .bind(id_hash)
+        .bind(now.unix_micros())
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(fault)?;
+        row.map(|r| {
+            Ok(SessionInfo {
+                user_id: r.int(0)?,
+                username: r.text(1)?,
+                team_id: r.opt_int(2)?,
+                csrf_token: r.text(3)?,
+                expires_at: Timestamp::from_unix_micros(r.int(4)?),
+            })
+        })
+        .transpose()
+    }
+
+    async fn delete_session(&self, id_hash: &str) -> Result<()> {
+        sqlx::query("DELETE FROM web_sessions WHERE id_hash = $1")
+            .bind(id_hash)
+            .execute(&self.pool)
+            .await
+            .map_err(fault)?;
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl KeyStore for PgStore {
     async fn create_api_key(&self, key: NewApiKeyRecord) -> Result<i64> {
         sqlx::query_scalar(
             "INSERT INTO api_keys (user_id, label, lookup, key_hash, created_at)
@@ -352,23 +501,44 @@ impl Store for PgStore {
         Ok(())
     }
 
-    async fn create_oauth_client(&self, client: NewOAuthClientRecord) -> Result<()> {
-        let uris = serde_json::to_string(&client.redirect_uris).map_err(Error::internal)?;
-        sqlx::query(
-            "INSERT INTO oauth_clients (client_id, name, secret_hash, redirect_uris, created_at)
-             VALUES ($1, $2, $3, $4, $5)",
+    async fn list_api_keys(&self, user_id: i64) -> Result<Vec<ApiKeyInfo>> {
+        let rows = sqlx::query(
+            "SELECT id, label, lookup, created_at, last_used_at FROM api_keys
+             WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC",
         )
-        .bind(&client.client_id)
-        .bind(&client.name)
-        .bind(&client.secret_hash)
-        .bind(uris)
-        .bind(client.created_at.unix_micros())
+        .bind(user_id)
+        .fetch_all(&self.pool)
+        .await
+        .map_err(fault)?;
+        rows.iter()
+            .map(|r| {
+                Ok(ApiKeyInfo {
+                    id: r.int(0)?,
+                    label: r.text(1)?,
+                    lookup: r.text(2)?,
+                    created_at: Timestamp::from_unix_micros(r.int(3)?),
+                    last_used_at: r.opt_int(4)?.map(Timestamp::from_unix_micros),
+                })
+            })
+            .collect()
+    }
+
+    async fn revoke_api_key(&self, user_id: i64, key_id: i64, at: Timestamp) -> Result<bool> {
+        let done = sqlx::query(
+            "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL",
+        )
+        .bind(at.unix_micros())
+        .bind(key_id)
+        .bind(user_id)
         .execute(&self.pool)
         .await
         .map_err(fault)?;
-        Ok(())
+        Ok(done.rows_affected() > 0)
     }
+}
 
+#[async_trait]
+impl DeckStore for PgStore {
     async fn list_decks(
         &self,
         owner_id: i64,
@@ -504,6 +674,81 @@ impl Store for PgStore {
             .transpose()
     }
 
+    async fn find_deck(&self, deck_id: i64) -> Result<Option<DeckRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{DECK_SELECT} WHERE d.id = $1"));
+        sqlx::query(sql)
+            .bind(deck_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(deck_row)
+            .transpose()
+    }
+
+    async fn update_deck(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        patch: &DeckPatch,
+        now: Timestamp,
+    ) -> Result<Option<DeckRecord>> {
+        let mut tx = self.begin_write().await?;
+        if !patch.is_empty() {
+            sqlx::query(
+                "UPDATE decks SET title = COALESCE($1, title),
+                    description = COALESCE($2, description), width = COALESCE($3, width),
+                    height = COALESCE($4, height), margin = COALESCE($5, margin),
+                    theme_color = COALESCE($6, theme_color), theme_font = COALESCE($7, theme_font),
+                    visibility = COALESCE($8, visibility), updated_at = $9
+                 WHERE id = $10 AND owner_id = $11 AND trashed_at IS NULL",
+            )
+            .bind(&patch.title)
+            .bind(&patch.description)
+            .bind(patch.width)
+            .bind(patch.height)
+            .bind(patch.margin)
+            .bind(patch.theme_color.map(ThemeColor::as_str))
+            .bind(patch.theme_font.map(ThemeFont::as_str))
+            .bind(patch.visibility.map(Visibility::as_str))
+            .bind(now.unix_micros())
+            .bind(deck_id)
+            .bind(owner_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(fault)?;
+        }
+        let deck = deck_in_tx(&mut tx, owner_id, deck_id)
+            .await?
+            .filter(|d| d.trashed_at.is_none());
+        tx.commit().await.map_err(fault)?;
+        Ok(deck)
+    }
+
+    async fn set_deck_trashed(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        trashed_at: Option<Timestamp>,
+    ) -> Result<bool> {
+        let result = match trashed_at {
+            Some(at) => sqlx::query(
+                "UPDATE decks SET trashed_at = COALESCE(trashed_at, $1) WHERE id = $2 AND owner_id = $3",
+            )
+            .bind(at.unix_micros()),
+            None => sqlx::query("UPDATE decks SET trashed_at = NULL WHERE id = $1 AND owner_id = $2"),
+        }
+        .bind(deck_id)
+        .bind(owner_id)
+        .execute(&self.pool)
+        .await
+        .map_err(fault)?;
+        Ok(result.rows_affected() > 0)
+    }
+}
+
+#[async_trait]
+impl SlideStore for PgStore {
     async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>> {
         let rows = sqlx::query(
             "SELECT id, rank, group_id, html, notes FROM slides WHERE deck_id = $1 ORDER BY rank",
@@ -674,120 +919,10 @@ impl Store for PgStore {
         tx.commit().await.map_err(fault)?;
         Ok(Some(result))
     }
+}
 
-    async fn update_deck(
-        &self,
-        owner_id: i64,
-        deck_id: i64,
-        patch: &DeckPatch,
-        now: Timestamp,
-    ) -> Result<Option<DeckRecord>> {
-        let mut tx = self.begin_write().await?;
-        if !patch.is_empty() {
-            sqlx::query(
-                "UPDATE decks SET title = COALESCE($1, title),
-                    description = COALESCE($2, description), width = COALESCE($3, width),
-                    height = COALESCE($4, height), margin = COALESCE($5, margin),
-                    theme_color = COALESCE($6, theme_color), theme_font = COALESCE($7, theme_font),
-                    visibility = COALESCE($8, visibility), updated_at = $9
-                 WHERE id = $10 AND owner_id = $11 AND trashed_at IS NULL",
-            )
-            .bind(&patch.title)
-            .bind(&patch.description)
-            .bind(patch.width)
-            .bind(patch.height)
-            .bind(patch.margin)
-            .bind(patch.theme_color.map(ThemeColor::as_str))
-            .bind(patch.theme_font.map(ThemeFont::as_str))
-            .bind(patch.visibility.map(Visibility::as_str))
-            .bind(now.unix_micros())
-            .bind(deck_id)
-            .bind(owner_id)
-            .execute(&mut *tx)
-            .await
-            .map_err(fault)?;
-        }
-        let deck = deck_in_tx(&mut tx, owner_id, deck_id)
-            .await?
-            .filter(|d| d.trashed_at.is_none());
-        tx.commit().await.map_err(fault)?;
-        Ok(deck)
-    }
-
-    async fn count_rows(&self, table: &'static TableSpec) -> Result<i64> {
-        let sql = sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {}", table.name));
-        sqlx::query_scalar(sql)
-            .fetch_one(&self.pool)
-            .await
-            .map_err(fault)
-    }
-
-    async fn export_rows(&self, table: &'static TableSpec) -> Result<Vec<DumpRow>> {
-        let columns: Vec<&str> = table.columns.iter().map(|(c, _)| *c).collect();
-        let sql = sqlx::AssertSqlSafe(format!(
-            "SELECT {} FROM {} ORDER BY {}{}",
-            columns.join(", "),
-            table.name,
-            table.columns[0].0,
-            // Text keys in byte order, as SQLite orders them, so checksums compare.
-            if table.columns[0].1 == Kind::Text {
-                " COLLATE \"C\""
-            } else {
-                ""
-            }
-        ));
-        let rows = sqlx::query(sql)
-            .fetch_all(&self.pool)
-            .await
-            .map_err(fault)?;
-        rows.iter()
-            .map(|row| {
-                table
-                    .columns
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (_, kind))| decode_cell(row, i, *kind))
-                    .collect()
-            })
-            .collect()
-    }
-
-    async fn import_rows(&self, table: &'static TableSpec, rows: &[DumpRow]) -> Result<()> {
-        let columns: Vec<&str> = table.columns.iter().map(|(c, _)| *c).collect();
-        let marks: Vec<String> = (1..=columns.len()).map(|n| format!("${n}")).collect();
-        let sql = format!(
-            "INSERT INTO {} ({}) VALUES ({})",
-            table.name,
-            columns.join(", "),
-            marks.join(", ")
-        );
-        let mut tx = self.begin_write().await?;
-        for row in rows {
-            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
-            for (cell, (_, kind)) in row.iter().zip(table.columns) {
-                query = bind_cell(query, cell, *kind);
-            }
-            query.execute(&mut *tx).await.map_err(fault)?;
-        }
-        tx.commit().await.map_err(fault)?;
-        Ok(())
-    }
-
-    async fn finish_import(&self) -> Result<()> {
-        for table in TABLES.iter().filter(|t| t.serial_id) {
-            let sql = format!(
-                "SELECT setval(pg_get_serial_sequence('{0}', 'id'),
-                    COALESCE((SELECT MAX(id) FROM {0}), 0) + 1, false)",
-                table.name
-            );
-            sqlx::query(sqlx::AssertSqlSafe(sql))
-                .execute(&self.pool)
-                .await
-                .map_err(fault)?;
-        }
-        Ok(())
-    }
-
+#[async_trait]
+impl ShareStore for PgStore {
     async fn create_share(
         &self,
         owner_id: i64,
@@ -902,19 +1037,10 @@ impl Store for PgStore {
         .await
         .map_err(fault)
     }
+}
 
-    async fn find_deck(&self, deck_id: i64) -> Result<Option<DeckRecord>> {
-        let sql = sqlx::AssertSqlSafe(format!("{DECK_SELECT} WHERE d.id = $1"));
-        sqlx::query(sql)
-            .bind(deck_id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(fault)?
-            .as_ref()
-            .map(deck_row)
-            .transpose()
-    }
-
+#[async_trait]
+impl ExportStore for PgStore {
     async fn create_export(
         &self,
         owner_id: i64,
@@ -1099,61 +1225,6 @@ impl Store for PgStore {
             .map_err(fault)
     }
 
-    fn shares_rate_limits(&self) -> bool {
-        true
-    }
-
-    async fn exchange_rate_usage(
-        &self,
-        server: &str,
-        bucket: i64,
-        mine: &[(String, u64)],
-    ) -> Result<Vec<RateUsage>> {
-        if !mine.is_empty() {
-            let keys: Vec<&str> = mine.iter().map(|(k, _)| k.as_str()).collect();
-            let counts: Vec<i64> = mine.iter().map(|(_, n)| *n as i64).collect();
-            sqlx::query(
-                "INSERT INTO rate_limit_usage (server, key, bucket, requests)
-                 SELECT $1, k, $2, n FROM UNNEST($3::text[], $4::bigint[]) AS u(k, n)
-                 ON CONFLICT (server, key, bucket)
-                 DO UPDATE SET requests = rate_limit_usage.requests + EXCLUDED.requests",
-            )
-            .bind(server)
-            .bind(bucket)
-            .bind(&keys)
-            .bind(&counts)
-            .execute(&self.pool)
-            .await
-            .map_err(fault)?;
-        }
-        // Buckets older than a minute are of no use to anyone any more.
-        if bucket % 6 == 0 {
-            sqlx::query("DELETE FROM rate_limit_usage WHERE bucket < $1")
-                .bind(bucket - 6)
-                .execute(&self.pool)
-                .await
-                .map_err(fault)?;
-        }
-        let rows: Vec<(String, String, i64, i64)> = sqlx::query_as(
-            "SELECT server, key, bucket, requests FROM rate_limit_usage
-             WHERE bucket >= $1 AND server <> $2",
-        )
-        .bind(bucket - 1)
-        .bind(server)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(fault)?;
-        Ok(rows
-            .into_iter()
-            .map(|(server, key, bucket, requests)| RateUsage {
-                server,
-                key,
-                bucket,
-                requests: requests.max(0) as u64,
-            })
-            .collect())
-    }
-
     async fn decks_needing_thumbnails(
         &self,
         quiet_since: Timestamp,
@@ -1211,298 +1282,25 @@ impl Store for PgStore {
             .await
             .map_err(fault)
     }
+}
 
-    async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>> {
-        let sql = sqlx::AssertSqlSafe(format!("{TEAM_SELECT} WHERE id = $1"));
-        sqlx::query(sql)
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(fault)?
-            .as_ref()
-            .map(team_row)
-            .transpose()
-    }
-
-    async fn find_team_by_slug(&self, slug: &str) -> Result<Option<TeamRecord>> {
-        let sql = sqlx::AssertSqlSafe(format!("{TEAM_SELECT} WHERE slug = $1"));
-        sqlx::query(sql)
-            .bind(slug)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(fault)?
-            .as_ref()
-            .map(team_row)
-            .transpose()
-    }
-
-    async fn find_or_create_team(
-        &self,
-        slug: &str,
-        name: &str,
-        at: Timestamp,
-    ) -> Result<TeamRecord> {
-        let mut tx = self.begin_write().await?;
+#[async_trait]
+impl OAuthStore for PgStore {
+    async fn create_oauth_client(&self, client: NewOAuthClientRecord) -> Result<()> {
+        let uris = serde_json::to_string(&client.redirect_uris).map_err(Error::internal)?;
         sqlx::query(
-            "INSERT INTO teams (name, slug, created_at) VALUES ($1, $2, $3)
-             ON CONFLICT (slug) DO NOTHING",
-        )
-        .bind(name)
-        .bind(slug)
-        .bind(at.unix_micros())
-        .execute(&mut *tx)
-        .await
-        .map_err(fault)?;
-        let sql = sqlx::AssertSqlSafe(format!("{TEAM_SELECT} WHERE slug = $1"));
-        let team = team_row(
-            &sqlx::query(sql)
-                .bind(slug)
-                .fetch_one(&mut *tx)
-                .await
-                .map_err(fault)?,
-        )?;
-        tx.commit().await.map_err(fault)?;
-        Ok(team)
-    }
-
-    async fn set_user_team(
-        &self,
-        user_id: i64,
-        team_id: Option<i64>,
-        at: Timestamp,
-    ) -> Result<bool> {
-        let done = sqlx::query("UPDATE users SET team_id = $1, updated_at = $2 WHERE id = $3")
-            .bind(team_id)
-            .bind(at.unix_micros())
-            .bind(user_id)
-            .execute(&self.pool)
-            .await
-            .map_err(fault)?;
-        Ok(done.rows_affected() > 0)
-    }
-
-    async fn list_team_decks(
-        &self,
-        team_id: i64,
-        public_only: bool,
-        paging: Paging,
-    ) -> Result<(Vec<TeamDeckListRecord>, i64)> {
-        let filter = if public_only {
-            "u.team_id = $1 AND d.visibility = 'all' AND d.trashed_at IS NULL"
-        } else {
-            "u.team_id = $1 AND d.visibility IN ('team', 'all') AND d.trashed_at IS NULL"
-        };
-        let sql = sqlx::AssertSqlSafe(format!(
-            "{TEAM_DECK_SELECT} WHERE {filter} ORDER BY d.created_at DESC, d.id DESC LIMIT $2 OFFSET $3"
-        ));
-        let rows = sqlx::query(sql)
-            .bind(team_id)
-            .bind(paging.limit())
-            .bind(paging.offset())
-            .fetch_all(&self.pool)
-            .await
-            .map_err(fault)?;
-        let count = sqlx::AssertSqlSafe(format!(
-            "SELECT COUNT(*) FROM decks d JOIN users u ON u.id = d.owner_id WHERE {filter}"
-        ));
-        let total = sqlx::query_scalar(count)
-            .bind(team_id)
-            .fetch_one(&self.pool)
-            .await
-            .map_err(fault)?;
-        Ok((
-            rows.iter().map(team_deck_row).collect::<Result<_>>()?,
-            total,
-        ))
-    }
-
-    async fn search_decks(
-        &self,
-        owner_id: i64,
-        team_id: Option<i64>,
-        needle: &str,
-        paging: Paging,
-    ) -> Result<(Vec<DeckSearchRecord>, i64)> {
-        let pattern = like_pattern(needle);
-        let title_match = "d.title ILIKE $1 ESCAPE '\\'";
-        let filter = format!(
-            "d.trashed_at IS NULL
-               AND (d.owner_id = $2 OR (u.team_id = $3 AND d.visibility IN ('team', 'all')))
-               AND ({title_match} OR EXISTS (SELECT 1 FROM slides s
-                    WHERE s.deck_id = d.id AND s.html ILIKE $1 ESCAPE '\\'))"
-        );
-        let select =
-            TEAM_DECK_SELECT.replacen(" FROM decks d", &format!(", {title_match} FROM decks d"), 1);
-        let sql = sqlx::AssertSqlSafe(format!(
-            "{select} WHERE {filter} ORDER BY d.created_at DESC, d.id DESC LIMIT $4 OFFSET $5"
-        ));
-        let rows = sqlx::query(sql)
-            .bind(&pattern)
-            .bind(owner_id)
-            .bind(team_id)
-            .bind(paging.limit())
-            .bind(paging.offset())
-            .fetch_all(&self.pool)
-            .await
-            .map_err(fault)?;
-        let count = sqlx::AssertSqlSafe(format!(
-            "SELECT COUNT(*) FROM decks d JOIN users u ON u.id = d.owner_id WHERE {filter}"
-        ));
-        let total = sqlx::query_scalar(count)
-            .bind(&pattern)
-            .bind(owner_id)
-            .bind(team_id)
-            .fetch_one(&self.pool)
-            .await
-            .map_err(fault)?;
-        let found = rows
-            .iter()
-            .map(|row| {
-                Ok(DeckSearchRecord {
-                    deck: team_deck_row(row)?,
-                    title_matched: row.boolean(9)?,
-                })
-            })
-            .collect::<Result<_>>()?;
-        Ok((found, total))
-    }
-
-    async fn get_team_deck(&self, team_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
-        let sql = sqlx::AssertSqlSafe(format!(
-            "{DECK_SELECT} WHERE d.id = $1 AND u.team_id = $2
-               AND d.visibility IN ('team', 'all') AND d.trashed_at IS NULL"
-        ));
-        sqlx::query(sql)
-            .bind(deck_id)
-            .bind(team_id)
-            .fetch_optional(&self.pool)
-            .await
-            .map_err(fault)?
-            .as_ref()
-            .map(deck_row)
-            .transpose()
-    }
-
-    async fn find_login(&self, username: &str) -> Result<Option<LoginRecord>> {
-        let row = sqlx::query(
-            "SELECT id, password_hash, failed_logins, last_failed_login_at FROM users
-             WHERE username = $1",
-        )
-        .bind(username)
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(fault)?;
-        row.map(|r| {
-            Ok(LoginRecord {
-                user_id: r.int(0)?,
-                password_hash: r.opt_text(1)?,
-                failed_logins: r.int(2)?,
-                last_failed_login_at: r.opt_int(3)?.map(Timestamp::from_unix_micros),
-            })
-        })
-        .transpose()
-    }
-
-    async fn set_login_failure(&self, user_id: i64, at: Option<Timestamp>) -> Result<()> {
-        let query = match at {
-            Some(at) => sqlx::query(
-                "UPDATE users SET failed_logins = failed_logins + 1, last_failed_login_at = $1
-                 WHERE id = $2",
-            )
-            .bind(at.unix_micros()),
-            None => sqlx::query(
-                "UPDATE users SET failed_logins = 0, last_failed_login_at = NULL WHERE id = $1",
-            ),
-        };
-        query
-            .bind(user_id)
-            .execute(&self.pool)
-            .await
-            .map_err(fault)?;
-        Ok(())
-    }
-
-    async fn create_session(&self, session: SessionRecord) -> Result<()> {
-        sqlx::query(
-            "INSERT INTO web_sessions (id_hash, user_id, csrf_token, created_at, expires_at)
+            "INSERT INTO oauth_clients (client_id, name, secret_hash, redirect_uris, created_at)
              VALUES ($1, $2, $3, $4, $5)",
         )
-        .bind(&session.id_hash)
-        .bind(session.user_id)
-        .bind(&session.csrf_token)
-        .bind(session.created_at.unix_micros())
-        .bind(session.expires_at.unix_micros())
+        .bind(&client.client_id)
+        .bind(&client.name)
+        .bind(&client.secret_hash)
+        .bind(uris)
+        .bind(client.created_at.unix_micros())
         .execute(&self.pool)
         .await
         .map_err(fault)?;
         Ok(())
-    }
-
-    async fn find_session(&self, id_hash: &str, now: Timestamp) -> Result<Option<SessionInfo>> {
-        let row = sqlx::query(
-            "SELECT s.user_id, u.username, u.team_id, s.csrf_token, s.expires_at
-             FROM web_sessions s JOIN users u ON u.id = s.user_id
-             WHERE s.id_hash = $1 AND s.expires_at > $2",
-        )
-        .bind(id_hash)
-        .bind(now.unix_micros())
-        .fetch_optional(&self.pool)
-        .await
-        .map_err(fault)?;
-        row.map(|r| {
-            Ok(SessionInfo {
-                user_id: r.int(0)?,
-                username: r.text(1)?,
-                team_id: r.opt_int(2)?,
-                csrf_token: r.text(3)?,
-                expires_at: Timestamp::from_unix_micros(r.int(4)?),
-            })
-        })
-        .transpose()
-    }
-
-    async fn delete_session(&self, id_hash: &str) -> Result<()> {
-        sqlx::query("DELETE FROM web_sessions WHERE id_hash = $1")
-            .bind(id_hash)
-            .execute(&self.pool)
-            .await
-            .map_err(fault)?;
-        Ok(())
-    }
-
-    async fn list_api_keys(&self, user_id: i64) -> Result<Vec<ApiKeyInfo>> {
-        let rows = sqlx::query(
-            "SELECT id, label, lookup, created_at, last_used_at FROM api_keys
-             WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC",
-        )
-        .bind(user_id)
-        .fetch_all(&self.pool)
-        .await
-        .map_err(fault)?;
-        rows.iter()
-            .map(|r| {
-                Ok(ApiKeyInfo {
-                    id: r.int(0)?,
-                    label: r.text(1)?,
-                    lookup: r.text(2)?,
-                    created_at: Timestamp::from_unix_micros(r.int(3)?),
-                    last_used_at: r.opt_int(4)?.map(Timestamp::from_unix_micros),
-                })
-            })
-            .collect()
-    }
-
-    async fn revoke_api_key(&self, user_id: i64, key_id: i64, at: Timestamp) -> Result<bool> {
-        let done = sqlx::query(
-            "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL",
-        )
-        .bind(at.unix_micros())
-        .bind(key_id)
-        .bind(user_id)
-        .execute(&self.pool)
-        .await
-        .map_err(fault)?;
-        Ok(done.rows_affected() > 0)
     }
 
     async fn find_oauth_client(&self, client_id: &str) -> Result<Option<OAuthClientRecord>> {
@@ -1750,25 +1548,255 @@ impl Store for PgStore {
         }
         tx.commit().await.map_err(fault)
     }
+}
 
-    async fn set_deck_trashed(
+#[async_trait]
+impl TeamStore for PgStore {
+    async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{TEAM_SELECT} WHERE id = $1"));
+        sqlx::query(sql)
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(team_row)
+            .transpose()
+    }
+
+    async fn find_team_by_slug(&self, slug: &str) -> Result<Option<TeamRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{TEAM_SELECT} WHERE slug = $1"));
+        sqlx::query(sql)
+            .bind(slug)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(team_row)
+            .transpose()
+    }
+
+    async fn find_or_create_team(
         &self,
-        owner_id: i64,
-        deck_id: i64,
-        trashed_at: Option<Timestamp>,
-    ) -> Result<bool> {
-        let result = match trashed_at {
-            Some(at) => sqlx::query(
-                "UPDATE decks SET trashed_at = COALESCE(trashed_at, $1) WHERE id = $2 AND owner_id = $3",
-            )
-            .bind(at.unix_micros()),
-            None => sqlx::query("UPDATE decks SET trashed_at = NULL WHERE id = $1 AND owner_id = $2"),
-        }
-        .bind(deck_id)
-        .bind(owner_id)
-        .execute(&self.pool)
+        slug: &str,
+        name: &str,
+        at: Timestamp,
+    ) -> Result<TeamRecord> {
+        let mut tx = self.begin_write().await?;
+        sqlx::query(
+            "INSERT INTO teams (name, slug, created_at) VALUES ($1, $2, $3)
+             ON CONFLICT (slug) DO NOTHING",
+        )
+        .bind(name)
+        .bind(slug)
+        .bind(at.unix_micros())
+        .execute(&mut *tx)
         .await
         .map_err(fault)?;
-        Ok(result.rows_affected() > 0)
+        let sql = sqlx::AssertSqlSafe(format!("{TEAM_SELECT} WHERE slug = $1"));
+        let team = team_row(
+            &sqlx::query(sql)
+                .bind(slug)
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(fault)?,
+        )?;
+        tx.commit().await.map_err(fault)?;
+        Ok(team)
+    }
+
+    async fn set_user_team(
+        &self,
+        user_id: i64,
+        team_id: Option<i64>,
+        at: Timestamp,
+    ) -> Result<bool> {
+        let done = sqlx::query("UPDATE users SET team_id = $1, updated_at = $2 WHERE id = $3")
+            .bind(team_id)
+            .bind(at.unix_micros())
+            .bind(user_id)
+            .execute(&self.pool)
+            .await
+            .map_err(fault)?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    async fn list_team_decks(
+        &self,
+        team_id: i64,
+        public_only: bool,
+        paging: Paging,
+    ) -> Result<(Vec<TeamDeckListRecord>, i64)> {
+        let filter = if public_only {
+            "u.team_id = $1 AND d.visibility = 'all' AND d.trashed_at IS NULL"
+        } else {
+            "u.team_id = $1 AND d.visibility IN ('team', 'all') AND d.trashed_at IS NULL"
+        };
+        let sql = sqlx::AssertSqlSafe(format!(
+            "{TEAM_DECK_SELECT} WHERE {filter} ORDER BY d.created_at DESC, d.id DESC LIMIT $2 OFFSET $3"
+        ));
+        let rows = sqlx::query(sql)
+            .bind(team_id)
+            .bind(paging.limit())
+            .bind(paging.offset())
+            .fetch_all(&self.pool)
+            .await
+            .map_err(fault)?;
+        let count = sqlx::AssertSqlSafe(format!(
+            "SELECT COUNT(*) FROM decks d JOIN users u ON u.id = d.owner_id WHERE {filter}"
+        ));
+        let total = sqlx::query_scalar(count)
+            .bind(team_id)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(fault)?;
+        Ok((
+            rows.iter().map(team_deck_row).collect::<Result<_>>()?,
+            total,
+        ))
+    }
+
+    async fn search_decks(
+        &self,
+        owner_id: i64,
+        team_id: Option<i64>,
+        needle: &str,
+        paging: Paging,
+    ) -> Result<(Vec<DeckSearchRecord>, i64)> {
+        let pattern = like_pattern(needle);
+        let title_match = "d.title ILIKE $1 ESCAPE '\\'";
+        let filter = format!(
+            "d.trashed_at IS NULL
+               AND (d.owner_id = $2 OR (u.team_id = $3 AND d.visibility IN ('team', 'all')))
+               AND ({title_match} OR EXISTS (SELECT 1 FROM slides s
+                    WHERE s.deck_id = d.id AND s.html ILIKE $1 ESCAPE '\\'))"
+        );
+        let select =
+            TEAM_DECK_SELECT.replacen(" FROM decks d", &format!(", {title_match} FROM decks d"), 1);
+        let sql = sqlx::AssertSqlSafe(format!(
+            "{select} WHERE {filter} ORDER BY d.created_at DESC, d.id DESC LIMIT $4 OFFSET $5"
+        ));
+        let rows = sqlx::query(sql)
+            .bind(&pattern)
+            .bind(owner_id)
+            .bind(team_id)
+            .bind(paging.limit())
+            .bind(paging.offset())
+            .fetch_all(&self.pool)
+            .await
+            .map_err(fault)?;
+        let count = sqlx::AssertSqlSafe(format!(
+            "SELECT COUNT(*) FROM decks d JOIN users u ON u.id = d.owner_id WHERE {filter}"
+        ));
+        let total = sqlx::query_scalar(count)
+            .bind(&pattern)
+            .bind(owner_id)
+            .bind(team_id)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(fault)?;
+        let found = rows
+            .iter()
+            .map(|row| {
+                Ok(DeckSearchRecord {
+                    deck: team_deck_row(row)?,
+                    title_matched: row.boolean(9)?,
+                })
+            })
+            .collect::<Result<_>>()?;
+        Ok((found, total))
+    }
+
+    async fn get_team_deck(&self, team_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!(
+            "{DECK_SELECT} WHERE d.id = $1 AND u.team_id = $2
+               AND d.visibility IN ('team', 'all') AND d.trashed_at IS NULL"
+        ));
+        sqlx::query(sql)
+            .bind(deck_id)
+            .bind(team_id)
+            .fetch_optional(&self.pool)
+            .await
+            .map_err(fault)?
+            .as_ref()
+            .map(deck_row)
+            .transpose()
+    }
+}
+
+#[async_trait]
+impl DumpStore for PgStore {
+    async fn count_rows(&self, table: &'static TableSpec) -> Result<i64> {
+        let sql = sqlx::AssertSqlSafe(format!("SELECT COUNT(*) FROM {}", table.name));
+        sqlx::query_scalar(sql)
+            .fetch_one(&self.pool)
+            .await
+            .map_err(fault)
+    }
+
+    async fn export_rows(&self, table: &'static TableSpec) -> Result<Vec<DumpRow>> {
+        let columns: Vec<&str> = table.columns.iter().map(|(c, _)| *c).collect();
+        let sql = sqlx::AssertSqlSafe(format!(
+            "SELECT {} FROM {} ORDER BY {}{}",
+            columns.join(", "),
+            table.name,
+            table.columns[0].0,
+            // Text keys in byte order, as SQLite orders them, so checksums compare.
+            if table.columns[0].1 == Kind::Text {
+                " COLLATE \"C\""
+            } else {
+                ""
+            }
+        ));
+        let rows = sqlx::query(sql)
+            .fetch_all(&self.pool)
+            .await
+            .map_err(fault)?;
+        rows.iter()
+            .map(|row| {
+                table
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (_, kind))| decode_cell(row, i, *kind))
+                    .collect()
+            })
+            .collect()
+    }
+
+    async fn import_rows(&self, table: &'static TableSpec, rows: &[DumpRow]) -> Result<()> {
+        let columns: Vec<&str> = table.columns.iter().map(|(c, _)| *c).collect();
+        let marks: Vec<String> = (1..=columns.len()).map(|n| format!("${n}")).collect();
+        let sql = format!(
+            "INSERT INTO {} ({}) VALUES ({})",
+            table.name,
+            columns.join(", "),
+            marks.join(", ")
+        );
+        let mut tx = self.begin_write().await?;
+        for row in rows {
+            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql.clone()));
+            for (cell, (_, kind)) in row.iter().zip(table.columns) {
+                query = bind_cell(query, cell, *kind);
+            }
+            query.execute(&mut *tx).await.map_err(fault)?;
+        }
+        tx.commit().await.map_err(fault)?;
+        Ok(())
+    }
+
+    async fn finish_import(&self) -> Result<()> {
+        for table in TABLES.iter().filter(|t| t.serial_id) {
+            let sql = format!(
+                "SELECT setval(pg_get_serial_sequence('{0}', 'id'),
+                    COALESCE((SELECT MAX(id) FROM {0}), 0) + 1, false)",
+                table.name
+            );
+            sqlx::query(sqlx::AssertSqlSafe(sql))
+                .execute(&self.pool)
+                .await
+                .map_err(fault)?;
+        }
+        Ok(())
     }
 }
