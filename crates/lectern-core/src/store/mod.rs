@@ -1,8 +1,9 @@
-//! The storage port. Each backend crate (SQLite now, PostgreSQL next) implements [`Store`];
-//! the services hold an `Arc<dyn Store>`. Every method is sized to one use case and runs as
-//! one transaction inside the backend, so a failed call changes nothing. Backends translate
-//! their own errors into [`crate::Error`] (a unique violation on a username becomes 422, a
-//! fault becomes `Internal`).
+//! The storage port. [`Store`] is the sum of one trait per resource; `lectern-store-sql`
+//! implements them once for SQLite and PostgreSQL, and the services hold an
+//! `Arc<dyn Store>`. Every method is sized to one use case and runs as one transaction
+//! inside the store, so a failed call changes nothing. The store translates its errors
+//! into [`crate::Error`] (a unique violation on a username becomes 422, a fault becomes
+//! `Internal`).
 
 use async_trait::async_trait;
 
