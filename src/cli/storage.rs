@@ -8,8 +8,6 @@ use anyhow::{Context, bail};
 use clap::Args;
 use lectern_core::store::Store;
 use lectern_core::store::cache::CachedStore;
-use lectern_store_postgres::PgStore;
-use lectern_store_sqlite::SqliteStore;
 
 use crate::export::network::RenderNetwork;
 
@@ -128,12 +126,12 @@ impl StorageOptions {
 /// Opens the store behind `url` with nothing in front of it (for whole-database copies).
 pub async fn open_raw_store(url: &str) -> anyhow::Result<Arc<dyn Store>> {
     if url.starts_with("sqlite:") {
-        let store = SqliteStore::open(url)
+        let store = lectern_store_sqlite::open(url)
             .await
             .map_err(|e| anyhow::anyhow!("cannot open the SQLite database {url}: {e}"))?;
         Ok(Arc::new(store))
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        let store = PgStore::open(url)
+        let store = lectern_store_postgres::open(url)
             .await
             .map_err(|e| anyhow::anyhow!("cannot open the PostgreSQL database: {e}"))?;
         Ok(Arc::new(store))
@@ -149,24 +147,23 @@ const CHANGE_POLL: Duration = Duration::from_millis(10);
 /// cache in front of it, kept coherent by the backend's change watcher; PostgreSQL does not.
 pub async fn open_store(url: &str) -> anyhow::Result<Arc<dyn Store>> {
     if url.starts_with("sqlite:") {
-        let sqlite = SqliteStore::open(url)
+        let sqlite = lectern_store_sqlite::open(url)
             .await
             .map_err(|e| anyhow::anyhow!("cannot open the SQLite database: {e}"))?;
         let cached = Arc::new(CachedStore::new(Arc::new(sqlite.clone())));
         let weak = Arc::downgrade(&cached);
-        sqlite
-            .watch_changes(CHANGE_POLL, move || {
-                if let Some(cache) = weak.upgrade() {
-                    cache.invalidate_all();
-                }
-            })
-            .await
-            .map_err(|e| anyhow::anyhow!("cannot watch the SQLite database: {e}"))?;
+        lectern_store_sqlite::watch_changes(url, CHANGE_POLL, move || {
+            if let Some(cache) = weak.upgrade() {
+                cache.invalidate_all();
+            }
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot watch the SQLite database: {e}"))?;
         Ok(cached)
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         // No cache in front: several servers may write this database, and a per-process
         // cache could serve another server's stale data.
-        let pg = PgStore::open(url)
+        let pg = lectern_store_postgres::open(url)
             .await
             .map_err(|e| anyhow::anyhow!("cannot open the PostgreSQL database: {e}"))?;
         Ok(Arc::new(pg))

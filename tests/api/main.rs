@@ -13,6 +13,7 @@ mod import;
 mod mcp;
 mod mcp_raw;
 mod migrate;
+mod migrations;
 mod multi_server;
 mod notify;
 mod oauth;

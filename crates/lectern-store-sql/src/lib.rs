@@ -1,16 +1,99 @@
-//! What the SQL backends (`lectern-store-sqlite`, `lectern-store-postgres`) share: turning
-//! sqlx errors into core errors, the column lists of deck and user rows and their decoding,
-//! and the packed form in which a deck's slide order is read. Each backend keeps its own SQL
-//! for writes and locking; rows are decoded once, here.
+//! The one SQL implementation of Lectern's storage port ([`lectern_core::store::Store`]),
+//! for SQLite and PostgreSQL alike. Queries are written once over sqlx's `Any` driver;
+//! [`Dialect`] supplies the few fragments that differ. The store only reads, locks and
+//! writes: decisions stay in the core, which passes them in as closures (`SlideEditFn`,
+//! `CodeCheckFn`, `RefreshCheckFn`). The engine crates open the pools, run their own
+//! migrations and add what is theirs alone (SQLite's change watcher, PostgreSQL's
+//! rate-limit exchange through [`RateExchange`]).
+//!
+//! One file per resource, each implementing that resource's trait: `accounts.rs`,
+//! `keys.rs`, `decks.rs`, `slides.rs`, `shares.rs`, `exports.rs`, `oauth.rs`, `teams.rs`,
+//! `dump.rs`; row decoding in `rows.rs`.
 
-use lectern_core::deck::{ThemeColor, ThemeFont, Transition, Visibility};
-use lectern_core::layout::SlideSlot;
-use lectern_core::store::{
-    DeckRecord, ExportRecord, ShareRecord, TeamDeckListRecord, TeamRecord, UserRecord,
-};
+mod accounts;
+mod decks;
+mod dialect;
+mod dump;
+mod exports;
+mod keys;
+mod oauth;
+pub mod rows;
+mod shares;
+mod slides;
+mod teams;
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use lectern_core::store::{RateUsage, ServerStore};
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
-use sqlx::Row;
+use sqlx::AnyPool;
+use sqlx::any::{AnyArguments, AnyRow};
+use sqlx::{Any, Executor, Transaction};
+
+pub use dialect::Dialect;
+
+/// A write transaction.
+type Tx = Transaction<'static, Any>;
+
+/// Per-key request counts swapped between servers sharing one database (PostgreSQL); see
+/// [`ServerStore::exchange_rate_usage`].
+#[async_trait]
+pub trait RateExchange: Send + Sync {
+    async fn exchange(
+        &self,
+        server: &str,
+        bucket: i64,
+        mine: &[(String, u64)],
+    ) -> Result<Vec<RateUsage>>;
+}
+
+/// The store over one database.
+#[derive(Clone)]
+pub struct SqlStore {
+    /// Reads (SQLite: several connections, concurrent under WAL).
+    read: AnyPool,
+    /// Writes (SQLite: one connection, so this process's writers queue here rather than on
+    /// the database lock; PostgreSQL: the same pool as `read`).
+    write: AnyPool,
+    /// Which SQL the database speaks.
+    dialect: Dialect,
+    /// The engine's rate-limit exchange, where servers share counts.
+    rates: Option<Arc<dyn RateExchange>>,
+}
+
+impl SqlStore {
+    /// A store over migrated pools; `write` may be `read` itself.
+    pub fn new(dialect: Dialect, read: AnyPool, write: AnyPool) -> Self {
+        SqlStore {
+            read,
+            write,
+            dialect,
+            rates: None,
+        }
+    }
+
+    /// Shares rate-limit counts with other servers through `rates`.
+    pub fn with_rate_exchange(mut self, rates: Arc<dyn RateExchange>) -> Self {
+        self.rates = Some(rates);
+        self
+    }
+
+    /// Closes the pools, waiting for connections to finish.
+    pub async fn close(&self) {
+        self.read.close().await;
+        self.write.close().await;
+    }
+
+    /// Opens a write transaction ([`Dialect::begin`]).
+    async fn begin_write(&self) -> Result<Tx> {
+        self.write
+            .begin_with(self.dialect.begin())
+            .await
+            .map_err(fault)
+    }
+}
 
 /// Turns a sqlx error into a core error (a fault).
 pub fn fault(e: sqlx::Error) -> Error {
@@ -18,246 +101,66 @@ pub fn fault(e: sqlx::Error) -> Error {
 }
 
 /// Whether the error is a unique-constraint violation.
-pub fn is_unique_violation(e: &sqlx::Error) -> bool {
+fn is_unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(db) if db.is_unique_violation())
 }
 
-/// Typed column access by index, the same for every backend's row type.
-pub trait Columns {
-    fn text(&self, i: usize) -> Result<String>;
-    fn opt_text(&self, i: usize) -> Result<Option<String>>;
-    fn int(&self, i: usize) -> Result<i64>;
-    fn opt_int(&self, i: usize) -> Result<Option<i64>>;
-    fn real(&self, i: usize) -> Result<f64>;
-    fn boolean(&self, i: usize) -> Result<bool>;
-}
+#[async_trait]
+impl ServerStore for SqlStore {
+    async fn ping(&self) -> Result<()> {
+        sqlx::query("SELECT 1")
+            .execute(&self.read)
+            .await
+            .map_err(fault)?;
+        Ok(())
+    }
 
-macro_rules! columns_for {
-    ($row:ty) => {
-        impl Columns for $row {
-            fn text(&self, i: usize) -> Result<String> {
-                self.try_get(i).map_err(fault)
-            }
-            fn opt_text(&self, i: usize) -> Result<Option<String>> {
-                self.try_get(i).map_err(fault)
-            }
-            fn int(&self, i: usize) -> Result<i64> {
-                self.try_get(i).map_err(fault)
-            }
-            fn opt_int(&self, i: usize) -> Result<Option<i64>> {
-                self.try_get(i).map_err(fault)
-            }
-            fn real(&self, i: usize) -> Result<f64> {
-                self.try_get(i).map_err(fault)
-            }
-            fn boolean(&self, i: usize) -> Result<bool> {
-                self.try_get(i).map_err(fault)
-            }
+    fn shares_rate_limits(&self) -> bool {
+        self.rates.is_some()
+    }
+
+    async fn exchange_rate_usage(
+        &self,
+        server: &str,
+        bucket: i64,
+        mine: &[(String, u64)],
+    ) -> Result<Vec<RateUsage>> {
+        match &self.rates {
+            Some(rates) => rates.exchange(server, bucket, mine).await,
+            None => Ok(Vec::new()),
         }
-    };
+    }
 }
 
-columns_for!(sqlx::sqlite::SqliteRow);
-columns_for!(sqlx::postgres::PgRow);
+/// A statement with its bound values.
+type Query<'q> = sqlx::query::Query<'q, Any, AnyArguments>;
 
-/// Columns of a deck row with its owner's username and slide count; pairs with
-/// [`deck_row`]. Append a `WHERE` with the backend's placeholders.
-pub const DECK_SELECT: &str = "SELECT d.id, d.owner_id, u.username, d.title, d.description, d.slug,
-    d.visibility, d.css, d.width, d.height, d.margin, d.transition, d.background_transition,
-    d.rtl, d.loop_enabled, d.theme_font, d.theme_color, d.language, d.created_at, d.updated_at,
-    d.trashed_at, (SELECT COUNT(*) FROM slides s WHERE s.deck_id = d.id) AS slide_count, u.name,
-    u.team_id, d.thumbnail_token FROM decks d JOIN users u ON u.id = d.owner_id";
-
-/// Columns of a user row; pairs with [`user_row`].
-pub const USER_SELECT: &str = "SELECT id, username, email, name, description, website_url,
-    twitter_handle, team_id, created_at, updated_at FROM users";
-
-fn parse_stored<T>(what: &str, raw: &str, parse: fn(&str) -> Option<T>) -> Result<T> {
-    parse(raw).ok_or_else(|| Error::internal(format!("stored {what} {raw:?} is not valid")))
+/// The row `query` finds on `on` (a pool or a transaction), if any, decoded.
+async fn optional<'c, T>(
+    on: impl Executor<'c, Database = Any>,
+    query: Query<'_>,
+    decode: impl Fn(&AnyRow) -> Result<T>,
+) -> Result<Option<T>> {
+    let row = query.fetch_optional(on).await.map_err(fault)?;
+    row.as_ref().map(decode).transpose()
 }
 
+/// Every row `query` finds on `on`, decoded.
+async fn all<'c, T>(
+    on: impl Executor<'c, Database = Any>,
+    query: Query<'_>,
+    decode: impl Fn(&AnyRow) -> Result<T>,
+) -> Result<Vec<T>> {
+    let rows = query.fetch_all(on).await.map_err(fault)?;
+    rows.iter().map(decode).collect()
+}
+
+/// Runs `query` on `on`; the number of rows it changed.
+async fn run<'c>(on: impl Executor<'c, Database = Any>, query: Query<'_>) -> Result<u64> {
+    Ok(query.execute(on).await.map_err(fault)?.rows_affected())
+}
+
+/// Microseconds since the epoch as a time.
 fn time(micros: i64) -> Timestamp {
     Timestamp::from_unix_micros(micros)
-}
-
-/// Decodes a row selected with [`DECK_SELECT`].
-pub fn deck_row(row: &impl Columns) -> Result<DeckRecord> {
-    Ok(DeckRecord {
-        id: row.int(0)?,
-        owner_id: row.int(1)?,
-        owner_username: row.text(2)?,
-        title: row.text(3)?,
-        description: row.text(4)?,
-        slug: row.text(5)?,
-        visibility: parse_stored("visibility", &row.text(6)?, Visibility::parse)?,
-        css: row.text(7)?,
-        width: row.int(8)?,
-        height: row.int(9)?,
-        margin: row.real(10)?,
-        transition: parse_stored("transition", &row.text(11)?, Transition::parse)?,
-        background_transition: parse_stored("transition", &row.text(12)?, Transition::parse)?,
-        rtl: row.boolean(13)?,
-        loop_: row.boolean(14)?,
-        theme_font: parse_stored("theme_font", &row.text(15)?, ThemeFont::parse)?,
-        theme_color: parse_stored("theme_color", &row.text(16)?, ThemeColor::parse)?,
-        language: row.text(17)?,
-        created_at: time(row.int(18)?),
-        updated_at: time(row.int(19)?),
-        trashed_at: row.opt_int(20)?.map(time),
-        slide_count: row.int(21)?,
-        owner_name: row.text(22)?,
-        owner_team_id: row.opt_int(23)?,
-        thumbnail_token: row.opt_text(24)?,
-    })
-}
-
-/// Decodes a row selected with [`USER_SELECT`].
-pub fn user_row(row: &impl Columns) -> Result<UserRecord> {
-    Ok(UserRecord {
-        id: row.int(0)?,
-        username: row.text(1)?,
-        email: row.text(2)?,
-        name: row.text(3)?,
-        description: row.text(4)?,
-        website_url: row.text(5)?,
-        twitter_handle: row.text(6)?,
-        team_id: row.opt_int(7)?,
-        created_at: time(row.int(8)?),
-        updated_at: time(row.int(9)?),
-    })
-}
-
-/// Columns of a team row; pairs with [`team_row`].
-pub const TEAM_SELECT: &str = "SELECT id, name, slug, created_at FROM teams";
-
-/// Decodes a row selected with [`TEAM_SELECT`].
-pub fn team_row(row: &impl Columns) -> Result<TeamRecord> {
-    Ok(TeamRecord {
-        id: row.int(0)?,
-        name: row.text(1)?,
-        slug: row.text(2)?,
-        created_at: time(row.int(3)?),
-    })
-}
-
-/// Columns of a team deck list row; pairs with [`team_deck_row`]. Append the team filter.
-pub const TEAM_DECK_SELECT: &str = "SELECT d.id, d.title, d.description, d.slug, d.visibility,
-    u.id, u.name, u.username, d.thumbnail_token FROM decks d JOIN users u ON u.id = d.owner_id";
-
-/// Decodes a row selected with [`TEAM_DECK_SELECT`].
-pub fn team_deck_row(row: &impl Columns) -> Result<TeamDeckListRecord> {
-    Ok(TeamDeckListRecord {
-        id: row.int(0)?,
-        title: row.text(1)?,
-        description: row.text(2)?,
-        slug: row.text(3)?,
-        visibility: parse_stored("visibility", &row.text(4)?, Visibility::parse)?,
-        owner_id: row.int(5)?,
-        owner_name: row.text(6)?,
-        owner_username: row.text(7)?,
-        thumbnail_token: row.opt_text(8)?,
-    })
-}
-
-/// `needle` as a `LIKE` pattern matching it anywhere (with `\\` as the escape character).
-pub fn like_pattern(needle: &str) -> String {
-    let mut p = String::with_capacity(needle.len() + 2);
-    p.push('%');
-    for c in needle.chars() {
-        if matches!(c, '%' | '_' | '\\') {
-            p.push('\\');
-        }
-        p.push(c);
-    }
-    p.push('%');
-    p
-}
-
-/// Columns of a share link row; pairs with [`share_row`].
-pub const SHARE_SELECT: &str = "SELECT id, deck_id, name, token, password_hash IS NOT NULL,
-    expires_at, notify_on_view, view_count, first_viewed_at, created_at FROM share_links";
-
-/// Decodes a row selected with [`SHARE_SELECT`].
-pub fn share_row(row: &impl Columns) -> Result<ShareRecord> {
-    Ok(ShareRecord {
-        id: row.int(0)?,
-        deck_id: row.int(1)?,
-        name: row.text(2)?,
-        token: row.text(3)?,
-        password_protected: row.boolean(4)?,
-        expires_at: row.opt_int(5)?.map(time),
-        notify_on_view: row.boolean(6)?,
-        view_count: row.int(7)?,
-        first_viewed_at: row.opt_int(8)?.map(time),
-        created_at: time(row.int(9)?),
-    })
-}
-
-/// Columns of an export row; pairs with [`export_row`].
-pub const EXPORT_SELECT: &str = "SELECT e.id, e.deck_id, e.format, e.options, e.status, e.error,
-    e.attempts, e.file_key, e.created_at, e.completed_at FROM exports e";
-
-/// Decodes a row selected with [`EXPORT_SELECT`].
-pub fn export_row(row: &impl Columns) -> Result<ExportRecord> {
-    Ok(ExportRecord {
-        id: row.int(0)?,
-        deck_id: row.int(1)?,
-        format: row.text(2)?,
-        options: row.text(3)?,
-        status: row.text(4)?,
-        error: row.opt_text(5)?,
-        attempts: row.int(6)?,
-        file_key: row.opt_text(7)?,
-        created_at: time(row.int(8)?),
-        completed_at: row.opt_int(9)?.map(time),
-    })
-}
-
-/// Parses a deck's slide order read as one aggregated text value `id,rank,group;...` (ids
-/// and ranks are letters and digits; group may be empty). One row instead of one per slide
-/// is what makes reading a 10,000-slide order cheap.
-pub fn unpack_slots(packed: &str) -> Result<Vec<SlideSlot>> {
-    if packed.is_empty() {
-        return Ok(Vec::new());
-    }
-    packed
-        .split(';')
-        .map(|item| {
-            let mut parts = item.splitn(3, ',');
-            let (Some(id), Some(rank), Some(group)) = (parts.next(), parts.next(), parts.next())
-            else {
-                return Err(Error::internal(format!(
-                    "malformed slide order entry {item:?}"
-                )));
-            };
-            let group =
-                if group.is_empty() {
-                    None
-                } else {
-                    Some(group.parse().map_err(|_| {
-                        Error::internal(format!("malformed slide group in {item:?}"))
-                    })?)
-                };
-            Ok(SlideSlot {
-                id: id.to_string(),
-                rank: rank.to_string(),
-                group,
-            })
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn packed_orders_unpack() {
-        assert!(unpack_slots("").unwrap().is_empty());
-        let slots = unpack_slots("a,a0,;b,a1,3").unwrap();
-        assert_eq!(slots[0].group, None);
-        assert_eq!(slots[1].group, Some(3));
-        assert_eq!(slots[1].rank, "a1");
-        assert!(unpack_slots("broken").is_err());
-    }
 }

@@ -108,11 +108,27 @@ impl CachedStore {
 }
 
 #[async_trait]
-impl Store for CachedStore {
+impl ServerStore for CachedStore {
     async fn ping(&self) -> Result<()> {
         self.inner.ping().await
     }
 
+    fn shares_rate_limits(&self) -> bool {
+        self.inner.shares_rate_limits()
+    }
+
+    async fn exchange_rate_usage(
+        &self,
+        server: &str,
+        bucket: i64,
+        mine: &[(String, u64)],
+    ) -> Result<Vec<RateUsage>> {
+        self.inner.exchange_rate_usage(server, bucket, mine).await
+    }
+}
+
+#[async_trait]
+impl AccountStore for CachedStore {
     async fn count_users(&self) -> Result<i64> {
         self.inner.count_users().await
     }
@@ -129,6 +145,29 @@ impl Store for CachedStore {
         self.inner.get_user(id).await
     }
 
+    async fn find_login(&self, username: &str) -> Result<Option<LoginRecord>> {
+        self.inner.find_login(username).await
+    }
+
+    async fn set_login_failure(&self, user_id: i64, at: Option<Timestamp>) -> Result<()> {
+        self.inner.set_login_failure(user_id, at).await
+    }
+
+    async fn create_session(&self, session: SessionRecord) -> Result<()> {
+        self.inner.create_session(session).await
+    }
+
+    async fn find_session(&self, id_hash: &str, now: Timestamp) -> Result<Option<SessionInfo>> {
+        self.inner.find_session(id_hash, now).await
+    }
+
+    async fn delete_session(&self, id_hash: &str) -> Result<()> {
+        self.inner.delete_session(id_hash).await
+    }
+}
+
+#[async_trait]
+impl KeyStore for CachedStore {
     async fn create_api_key(&self, key: NewApiKeyRecord) -> Result<i64> {
         self.inner.create_api_key(key).await
     }
@@ -152,10 +191,117 @@ impl Store for CachedStore {
         Ok(())
     }
 
-    async fn create_oauth_client(&self, client: NewOAuthClientRecord) -> Result<()> {
-        self.inner.create_oauth_client(client).await
+    async fn list_api_keys(&self, user_id: i64) -> Result<Vec<ApiKeyInfo>> {
+        self.inner.list_api_keys(user_id).await
     }
 
+    async fn revoke_api_key(&self, user_id: i64, key_id: i64, at: Timestamp) -> Result<bool> {
+        let result = self.inner.revoke_api_key(user_id, key_id, at).await;
+        // A revoked key must answer 401 at once.
+        self.keys.remove_where(|_, r| r.id == key_id);
+        result
+    }
+}
+
+#[async_trait]
+impl DeckStore for CachedStore {
+    async fn list_decks(
+        &self,
+        owner_id: i64,
+        kind: DeckListKind,
+        paging: Paging,
+    ) -> Result<(Vec<DeckListRecord>, i64)> {
+        self.inner.list_decks(owner_id, kind, paging).await
+    }
+
+    async fn create_deck(&self, deck: NewDeckRecord) -> Result<DeckRecord> {
+        self.inner.create_deck(deck).await
+    }
+
+    async fn get_deck(&self, owner_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
+        if let Some(hit) = self.decks.get(&deck_id) {
+            return Ok((hit.owner_id == owner_id).then_some(hit));
+        }
+        let generation = self.decks.generation();
+        let found = self.inner.get_deck(owner_id, deck_id).await?;
+        if let Some(record) = &found {
+            self.decks.fill(generation, deck_id, record.clone());
+        }
+        Ok(found)
+    }
+
+    async fn find_deck_by_slug(&self, username: &str, slug: &str) -> Result<Option<DeckRecord>> {
+        self.inner.find_deck_by_slug(username, slug).await
+    }
+
+    async fn find_deck(&self, deck_id: i64) -> Result<Option<DeckRecord>> {
+        self.inner.find_deck(deck_id).await
+    }
+
+    async fn update_deck(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        patch: &DeckPatch,
+        now: Timestamp,
+    ) -> Result<Option<DeckRecord>> {
+        let result = self.inner.update_deck(owner_id, deck_id, patch, now).await;
+        self.forget_deck(deck_id);
+        result
+    }
+
+    async fn set_deck_trashed(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        trashed_at: Option<Timestamp>,
+    ) -> Result<bool> {
+        let result = self
+            .inner
+            .set_deck_trashed(owner_id, deck_id, trashed_at)
+            .await;
+        self.forget_deck(deck_id);
+        result
+    }
+}
+
+#[async_trait]
+impl SlideStore for CachedStore {
+    async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>> {
+        self.inner.deck_slides_html(deck_id).await
+    }
+
+    async fn slide_slots(&self, deck_id: i64) -> Result<Vec<SlideSlot>> {
+        self.inner.slide_slots(deck_id).await
+    }
+
+    async fn slide_prefix(
+        &self,
+        deck_id: i64,
+        n: usize,
+    ) -> Result<(Vec<(SlideSlot, SlideSummaryRecord)>, i64)> {
+        self.inner.slide_prefix(deck_id, n).await
+    }
+
+    async fn get_slide(&self, deck_id: i64, slide_id: &str) -> Result<Option<SlideRecord>> {
+        self.inner.get_slide(deck_id, slide_id).await
+    }
+
+    async fn edit_slides(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        now: Timestamp,
+        edit: SlideEditFn,
+    ) -> Result<Option<SlideEdit>> {
+        let result = self.inner.edit_slides(owner_id, deck_id, now, edit).await;
+        self.forget_deck(deck_id);
+        result
+    }
+}
+
+#[async_trait]
+impl ShareStore for CachedStore {
     async fn create_share(
         &self,
         owner_id: i64,
@@ -181,11 +327,10 @@ impl Store for CachedStore {
     async fn count_share_view(&self, share_id: i64, at: Timestamp) -> Result<i64> {
         self.inner.count_share_view(share_id, at).await
     }
+}
 
-    async fn find_deck(&self, deck_id: i64) -> Result<Option<DeckRecord>> {
-        self.inner.find_deck(deck_id).await
-    }
-
+#[async_trait]
+impl ExportStore for CachedStore {
     async fn create_export(
         &self,
         owner_id: i64,
@@ -251,19 +396,6 @@ impl Store for CachedStore {
         self.inner.export_queue_depth().await
     }
 
-    fn shares_rate_limits(&self) -> bool {
-        self.inner.shares_rate_limits()
-    }
-
-    async fn exchange_rate_usage(
-        &self,
-        server: &str,
-        bucket: i64,
-        mine: &[(String, u64)],
-    ) -> Result<Vec<RateUsage>> {
-        self.inner.exchange_rate_usage(server, bucket, mine).await
-    }
-
     async fn decks_needing_thumbnails(
         &self,
         quiet_since: Timestamp,
@@ -287,7 +419,62 @@ impl Store for CachedStore {
     async fn server_secret(&self, name: &str, fresh: &str, at: Timestamp) -> Result<String> {
         self.inner.server_secret(name, fresh, at).await
     }
+}
 
+#[async_trait]
+impl OAuthStore for CachedStore {
+    async fn create_oauth_client(&self, client: NewOAuthClientRecord) -> Result<()> {
+        self.inner.create_oauth_client(client).await
+    }
+
+    async fn find_oauth_client(&self, client_id: &str) -> Result<Option<OAuthClientRecord>> {
+        self.inner.find_oauth_client(client_id).await
+    }
+
+    async fn create_code(&self, code: CodeRecord) -> Result<()> {
+        self.inner.create_code(code).await
+    }
+
+    async fn exchange_code(
+        &self,
+        code_hash: &str,
+        now: Timestamp,
+        check: CodeCheckFn,
+    ) -> Result<Exchanged> {
+        self.inner.exchange_code(code_hash, now, check).await
+    }
+
+    async fn find_access_token(
+        &self,
+        token_hash: &str,
+        now: Timestamp,
+    ) -> Result<Option<AccessTokenRecord>> {
+        self.inner.find_access_token(token_hash, now).await
+    }
+
+    async fn rotate_refresh_token(
+        &self,
+        token_hash: &str,
+        client_id: &str,
+        now: Timestamp,
+        check: RefreshCheckFn,
+    ) -> Result<Rotated> {
+        self.inner
+            .rotate_refresh_token(token_hash, client_id, now, check)
+            .await
+    }
+
+    async fn revoke_grant(&self, grant_id: i64, at: Timestamp) -> Result<()> {
+        self.inner.revoke_grant(grant_id, at).await
+    }
+
+    async fn revoke_token(&self, token_hash: &str, client_id: &str, at: Timestamp) -> Result<()> {
+        self.inner.revoke_token(token_hash, client_id, at).await
+    }
+}
+
+#[async_trait]
+impl TeamStore for CachedStore {
     async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>> {
         self.inner.get_team(id).await
     }
@@ -343,156 +530,10 @@ impl Store for CachedStore {
     async fn get_team_deck(&self, team_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
         self.inner.get_team_deck(team_id, deck_id).await
     }
+}
 
-    async fn find_login(&self, username: &str) -> Result<Option<LoginRecord>> {
-        self.inner.find_login(username).await
-    }
-
-    async fn set_login_failure(&self, user_id: i64, at: Option<Timestamp>) -> Result<()> {
-        self.inner.set_login_failure(user_id, at).await
-    }
-
-    async fn create_session(&self, session: SessionRecord) -> Result<()> {
-        self.inner.create_session(session).await
-    }
-
-    async fn find_session(&self, id_hash: &str, now: Timestamp) -> Result<Option<SessionInfo>> {
-        self.inner.find_session(id_hash, now).await
-    }
-
-    async fn delete_session(&self, id_hash: &str) -> Result<()> {
-        self.inner.delete_session(id_hash).await
-    }
-
-    async fn list_api_keys(&self, user_id: i64) -> Result<Vec<ApiKeyInfo>> {
-        self.inner.list_api_keys(user_id).await
-    }
-
-    async fn revoke_api_key(&self, user_id: i64, key_id: i64, at: Timestamp) -> Result<bool> {
-        let result = self.inner.revoke_api_key(user_id, key_id, at).await;
-        // A revoked key must answer 401 at once.
-        self.keys.remove_where(|_, r| r.id == key_id);
-        result
-    }
-
-    async fn find_oauth_client(&self, client_id: &str) -> Result<Option<OAuthClientRecord>> {
-        self.inner.find_oauth_client(client_id).await
-    }
-
-    async fn create_code(&self, code: CodeRecord) -> Result<()> {
-        self.inner.create_code(code).await
-    }
-
-    async fn exchange_code(
-        &self,
-        code_hash: &str,
-        now: Timestamp,
-        check: CodeCheckFn,
-    ) -> Result<Exchanged> {
-        self.inner.exchange_code(code_hash, now, check).await
-    }
-
-    async fn find_access_token(
-        &self,
-        token_hash: &str,
-        now: Timestamp,
-    ) -> Result<Option<AccessTokenRecord>> {
-        self.inner.find_access_token(token_hash, now).await
-    }
-
-    async fn rotate_refresh_token(
-        &self,
-        token_hash: &str,
-        client_id: &str,
-        now: Timestamp,
-        check: RefreshCheckFn,
-    ) -> Result<Rotated> {
-        self.inner
-            .rotate_refresh_token(token_hash, client_id, now, check)
-            .await
-    }
-
-    async fn revoke_grant(&self, grant_id: i64, at: Timestamp) -> Result<()> {
-        self.inner.revoke_grant(grant_id, at).await
-    }
-
-    async fn revoke_token(&self, token_hash: &str, client_id: &str, at: Timestamp) -> Result<()> {
-        self.inner.revoke_token(token_hash, client_id, at).await
-    }
-
-    async fn list_decks(
-        &self,
-        owner_id: i64,
-        kind: DeckListKind,
-        paging: Paging,
-    ) -> Result<(Vec<DeckListRecord>, i64)> {
-        self.inner.list_decks(owner_id, kind, paging).await
-    }
-
-    async fn create_deck(&self, deck: NewDeckRecord) -> Result<DeckRecord> {
-        self.inner.create_deck(deck).await
-    }
-
-    async fn get_deck(&self, owner_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
-        if let Some(hit) = self.decks.get(&deck_id) {
-            return Ok((hit.owner_id == owner_id).then_some(hit));
-        }
-        let generation = self.decks.generation();
-        let found = self.inner.get_deck(owner_id, deck_id).await?;
-        if let Some(record) = &found {
-            self.decks.fill(generation, deck_id, record.clone());
-        }
-        Ok(found)
-    }
-
-    async fn find_deck_by_slug(&self, username: &str, slug: &str) -> Result<Option<DeckRecord>> {
-        self.inner.find_deck_by_slug(username, slug).await
-    }
-
-    async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>> {
-        self.inner.deck_slides_html(deck_id).await
-    }
-
-    async fn update_deck(
-        &self,
-        owner_id: i64,
-        deck_id: i64,
-        patch: &DeckPatch,
-        now: Timestamp,
-    ) -> Result<Option<DeckRecord>> {
-        let result = self.inner.update_deck(owner_id, deck_id, patch, now).await;
-        self.forget_deck(deck_id);
-        result
-    }
-
-    async fn slide_slots(&self, deck_id: i64) -> Result<Vec<SlideSlot>> {
-        self.inner.slide_slots(deck_id).await
-    }
-
-    async fn slide_prefix(
-        &self,
-        deck_id: i64,
-        n: usize,
-    ) -> Result<(Vec<(SlideSlot, SlideSummaryRecord)>, i64)> {
-        self.inner.slide_prefix(deck_id, n).await
-    }
-
-    async fn get_slide(&self, deck_id: i64, slide_id: &str) -> Result<Option<SlideRecord>> {
-        self.inner.get_slide(deck_id, slide_id).await
-    }
-
-    async fn edit_slides(
-        &self,
-        owner_id: i64,
-        deck_id: i64,
-        now: Timestamp,
-        edit: SlideEditFn,
-    ) -> Result<Option<SlideEdit>> {
-        let result = self.inner.edit_slides(owner_id, deck_id, now, edit).await;
-        self.forget_deck(deck_id);
-        result
-    }
-
+#[async_trait]
+impl DumpStore for CachedStore {
     async fn count_rows(&self, table: &'static dump::TableSpec) -> Result<i64> {
         self.inner.count_rows(table).await
     }
@@ -509,19 +550,5 @@ impl Store for CachedStore {
 
     async fn finish_import(&self) -> Result<()> {
         self.inner.finish_import().await
-    }
-
-    async fn set_deck_trashed(
-        &self,
-        owner_id: i64,
-        deck_id: i64,
-        trashed_at: Option<Timestamp>,
-    ) -> Result<bool> {
-        let result = self
-            .inner
-            .set_deck_trashed(owner_id, deck_id, trashed_at)
-            .await;
-        self.forget_deck(deck_id);
-        result
     }
 }

@@ -1,8 +1,9 @@
-//! The storage port. Each backend crate (SQLite now, PostgreSQL next) implements [`Store`];
-//! the services hold an `Arc<dyn Store>`. Every method is sized to one use case and runs as
-//! one transaction inside the backend, so a failed call changes nothing. Backends translate
-//! their own errors into [`crate::Error`] (a unique violation on a username becomes 422, a
-//! fault becomes `Internal`).
+//! The storage port. [`Store`] is the sum of one trait per resource; `lectern-store-sql`
+//! implements them once for SQLite and PostgreSQL, and the services hold an
+//! `Arc<dyn Store>`. Every method is sized to one use case and runs as one transaction
+//! inside the store, so a failed call changes nothing. The store translates its errors
+//! into [`crate::Error`] (a unique violation on a username becomes 422, a fault becomes
+//! `Internal`).
 
 use async_trait::async_trait;
 
@@ -449,14 +450,62 @@ pub struct RateUsage {
     pub requests: u64,
 }
 
-/// The storage port; see the module docs.
+/// The storage port; see the module docs. One trait per resource, so that each backend
+/// file and the cache implement one resource at a time; `dyn Store` reaches every method.
+pub trait Store:
+    ServerStore
+    + AccountStore
+    + KeyStore
+    + DeckStore
+    + SlideStore
+    + ShareStore
+    + ExportStore
+    + OAuthStore
+    + TeamStore
+    + DumpStore
+{
+}
+
+impl<T> Store for T where
+    T: ServerStore
+        + AccountStore
+        + KeyStore
+        + DeckStore
+        + SlideStore
+        + ShareStore
+        + ExportStore
+        + OAuthStore
+        + TeamStore
+        + DumpStore
+{
+}
+
+/// The server as a whole: the health check and, where several servers share the database, their rate-limit counts.
 #[async_trait]
-pub trait Store: Send + Sync {
+pub trait ServerStore: Send + Sync {
     /// Checks that the database answers (for `/healthz`).
     async fn ping(&self) -> Result<()>;
+    /// Whether several serving processes may use this database, so that they share their
+    /// rate-limit counts through [`ServerStore::exchange_rate_usage`]. SQLite serves one process.
+    fn shares_rate_limits(&self) -> bool {
+        false
+    }
+    /// Stores this server's requests per key since its last call (`mine`, counted in
+    /// `bucket`) and returns every other server's counts of this bucket and the one before.
+    /// Only called where [`ServerStore::shares_rate_limits`].
+    async fn exchange_rate_usage(
+        &self,
+        _server: &str,
+        _bucket: i64,
+        _mine: &[(String, u64)],
+    ) -> Result<Vec<RateUsage>> {
+        Ok(Vec::new())
+    }
+}
 
-    // Accounts and credentials.
-
+/// Accounts, sign-in data and web sessions.
+#[async_trait]
+pub trait AccountStore: Send + Sync {
     /// Number of accounts (the first start creates `admin` when it is zero).
     async fn count_users(&self) -> Result<i64>;
     /// Stores an account; a taken username answers 422.
@@ -465,15 +514,100 @@ pub trait Store: Send + Sync {
     async fn find_user_by_username(&self, username: &str) -> Result<Option<UserRecord>>;
     /// The account with this id.
     async fn get_user(&self, id: i64) -> Result<Option<UserRecord>>;
+    /// Sign-in data of the account with this username.
+    async fn find_login(&self, username: &str) -> Result<Option<LoginRecord>>;
+    /// Counts a failed sign-in (`Some(at)`) or clears the count after a success (`None`).
+    async fn set_login_failure(&self, user_id: i64, at: Option<Timestamp>) -> Result<()>;
+    /// Stores a web session.
+    async fn create_session(&self, session: SessionRecord) -> Result<()>;
+    /// The live session with this id hash.
+    async fn find_session(&self, id_hash: &str, now: Timestamp) -> Result<Option<SessionInfo>>;
+    /// Ends a session.
+    async fn delete_session(&self, id_hash: &str) -> Result<()>;
+}
+
+/// API keys.
+#[async_trait]
+pub trait KeyStore: Send + Sync {
     /// Stores an API key.
     async fn create_api_key(&self, key: NewApiKeyRecord) -> Result<i64>;
     /// The live (not revoked) API key with this lookup part.
     async fn find_api_key(&self, lookup: &str) -> Result<Option<ApiKeyRecord>>;
     /// Records that a key was used.
     async fn touch_api_key(&self, key_id: i64, at: Timestamp) -> Result<()>;
-    /// Stores an OAuth client.
-    async fn create_oauth_client(&self, client: NewOAuthClientRecord) -> Result<()>;
+    /// The account's live API keys, newest first.
+    async fn list_api_keys(&self, user_id: i64) -> Result<Vec<ApiKeyInfo>>;
+    /// Revokes one of the account's keys; `false` when there is no such live key.
+    async fn revoke_api_key(&self, user_id: i64, key_id: i64, at: Timestamp) -> Result<bool>;
+}
 
+/// Decks: listing, creating, reading, patching, the trash.
+#[async_trait]
+pub trait DeckStore: Send + Sync {
+    /// One page of an owner's decks and the total count.
+    async fn list_decks(
+        &self,
+        owner_id: i64,
+        kind: DeckListKind,
+        paging: Paging,
+    ) -> Result<(Vec<DeckListRecord>, i64)>;
+    /// Stores a deck and its slides; returns the deck.
+    async fn create_deck(&self, deck: NewDeckRecord) -> Result<DeckRecord>;
+    /// The owner's deck with this id, trashed or not.
+    async fn get_deck(&self, owner_id: i64, deck_id: i64) -> Result<Option<DeckRecord>>;
+    /// The deck at `/{username}/{slug}`, trashed or not.
+    async fn find_deck_by_slug(&self, username: &str, slug: &str) -> Result<Option<DeckRecord>>;
+    /// The deck with this id, whoever owns it (share links and exports).
+    async fn find_deck(&self, deck_id: i64) -> Result<Option<DeckRecord>>;
+    /// Applies a patch to the owner's active deck; `None` when there is no such deck.
+    async fn update_deck(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        patch: &DeckPatch,
+        now: Timestamp,
+    ) -> Result<Option<DeckRecord>>;
+    /// Moves the owner's deck into the trash (`Some(time)`) or out of it (`None`). A deck
+    /// already in the requested state is left as it is. `false` when there is no such deck.
+    async fn set_deck_trashed(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        trashed_at: Option<Timestamp>,
+    ) -> Result<bool>;
+}
+
+/// Slides and their order.
+#[async_trait]
+pub trait SlideStore: Send + Sync {
+    /// The deck's slides in presentation order.
+    async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>>;
+    /// The deck's slides in order: ids, order keys and groups.
+    async fn slide_slots(&self, deck_id: i64) -> Result<Vec<SlideSlot>>;
+    /// The first `n` slides of a deck in order, with their summaries, and the deck's total
+    /// number of slides. Listing a page reads only up to that page.
+    async fn slide_prefix(
+        &self,
+        deck_id: i64,
+        n: usize,
+    ) -> Result<(Vec<(SlideSlot, SlideSummaryRecord)>, i64)>;
+    /// One slide of a deck.
+    async fn get_slide(&self, deck_id: i64, slide_id: &str) -> Result<Option<SlideRecord>>;
+    /// In one transaction: locks the owner's active deck, reads its order, lets `edit`
+    /// decide, writes the result and bumps the deck's `updated_at`. `None` when there is no
+    /// such deck; an error from `edit` changes nothing.
+    async fn edit_slides(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        now: Timestamp,
+        edit: SlideEditFn,
+    ) -> Result<Option<SlideEdit>>;
+}
+
+/// Share links and their views.
+#[async_trait]
+pub trait ShareStore: Send + Sync {
     /// Stores a share link of the owner's active deck unless it already has `max` live
     /// links (422). `None` when there is no such deck.
     async fn create_share(
@@ -487,15 +621,16 @@ pub trait Store: Send + Sync {
     async fn list_shares(&self, deck_id: i64) -> Result<Vec<ShareRecord>>;
     /// Revokes a live share link of the deck; `false` when there is none with this id.
     async fn revoke_share(&self, deck_id: i64, share_id: i64, at: Timestamp) -> Result<bool>;
-
     /// A share link by id, live or not.
     async fn find_share_access(&self, share_id: i64) -> Result<Option<ShareAccess>>;
     /// Counts one view of a link (setting `first_viewed_at` on the first); returns the new
     /// count. Atomic.
     async fn count_share_view(&self, share_id: i64, at: Timestamp) -> Result<i64>;
-    /// The deck with this id, whoever owns it (share links and exports).
-    async fn find_deck(&self, deck_id: i64) -> Result<Option<DeckRecord>>;
+}
 
+/// The export queue, thumbnails and server-wide secrets.
+#[async_trait]
+pub trait ExportStore: Send + Sync {
     /// Queues an export of the owner's active deck; `None` when there is no such deck.
     async fn create_export(
         &self,
@@ -534,6 +669,8 @@ pub trait Store: Send + Sync {
     -> Result<Vec<(i64, String)>>;
     /// Records that an export's file was deleted (its links answer 404 from now on).
     async fn forget_export_file(&self, export_id: i64) -> Result<()>;
+    /// Exports waiting for a worker (`/metrics`).
+    async fn export_queue_depth(&self) -> Result<i64>;
     /// Up to `limit` decks (outside the trash) changed since their thumbnail was drawn (or
     /// never drawn) and unchanged since `quiet_since`: (deck id, updated_at).
     async fn decks_needing_thumbnails(
@@ -547,7 +684,52 @@ pub trait Store: Send + Sync {
     async fn deck_by_thumbnail(&self, token: &str) -> Result<Option<i64>>;
     /// The server-wide secret `name`, created (from `fresh`) on first use.
     async fn server_secret(&self, name: &str, fresh: &str, at: Timestamp) -> Result<String>;
+}
 
+/// OAuth clients, authorization codes, grants and tokens.
+#[async_trait]
+pub trait OAuthStore: Send + Sync {
+    /// Stores an OAuth client.
+    async fn create_oauth_client(&self, client: NewOAuthClientRecord) -> Result<()>;
+    /// The OAuth client with this id.
+    async fn find_oauth_client(&self, client_id: &str) -> Result<Option<OAuthClientRecord>>;
+    /// Stores an authorization code.
+    async fn create_code(&self, code: CodeRecord) -> Result<()>;
+    /// In one transaction: marks the code used, and on its first use runs `check` and stores
+    /// the grant with the tokens it returns. A code used before revokes the grant it produced.
+    /// A failing check still uses the code up (no second try with another verifier).
+    async fn exchange_code(
+        &self,
+        code_hash: &str,
+        now: Timestamp,
+        check: CodeCheckFn,
+    ) -> Result<Exchanged>;
+    /// The live access token with this hash (grant and token not revoked, not expired).
+    async fn find_access_token(
+        &self,
+        token_hash: &str,
+        now: Timestamp,
+    ) -> Result<Option<AccessTokenRecord>>;
+    /// Uses a live refresh token of `client_id` once and stores the pair `check` returns; a
+    /// token used before revokes its whole grant. When `check` fails nothing is written and
+    /// its error is returned. Atomic.
+    async fn rotate_refresh_token(
+        &self,
+        token_hash: &str,
+        client_id: &str,
+        now: Timestamp,
+        check: RefreshCheckFn,
+    ) -> Result<Rotated>;
+    /// Revokes a grant and every token of it.
+    async fn revoke_grant(&self, grant_id: i64, at: Timestamp) -> Result<()>;
+    /// RFC 7009: revokes the token of `client_id` with this hash (a refresh token takes its
+    /// whole grant along). Unknown tokens are ignored.
+    async fn revoke_token(&self, token_hash: &str, client_id: &str, at: Timestamp) -> Result<()>;
+}
+
+/// Teams, their deck lists and deck search.
+#[async_trait]
+pub trait TeamStore: Send + Sync {
     /// The team with this id.
     async fn get_team(&self, id: i64) -> Result<Option<TeamRecord>>;
     /// The team with this slug.
@@ -587,104 +769,11 @@ pub trait Store: Send + Sync {
     ) -> Result<(Vec<DeckSearchRecord>, i64)>;
     /// A team member's deck with visibility `team` or `all`, outside the trash.
     async fn get_team_deck(&self, team_id: i64, deck_id: i64) -> Result<Option<DeckRecord>>;
+}
 
-    /// Sign-in data of the account with this username.
-    async fn find_login(&self, username: &str) -> Result<Option<LoginRecord>>;
-    /// Counts a failed sign-in (`Some(at)`) or clears the count after a success (`None`).
-    async fn set_login_failure(&self, user_id: i64, at: Option<Timestamp>) -> Result<()>;
-    /// Stores a web session.
-    async fn create_session(&self, session: SessionRecord) -> Result<()>;
-    /// The live session with this id hash.
-    async fn find_session(&self, id_hash: &str, now: Timestamp) -> Result<Option<SessionInfo>>;
-    /// Ends a session.
-    async fn delete_session(&self, id_hash: &str) -> Result<()>;
-    /// The account's live API keys, newest first.
-    async fn list_api_keys(&self, user_id: i64) -> Result<Vec<ApiKeyInfo>>;
-    /// Revokes one of the account's keys; `false` when there is no such live key.
-    async fn revoke_api_key(&self, user_id: i64, key_id: i64, at: Timestamp) -> Result<bool>;
-    /// The OAuth client with this id.
-    async fn find_oauth_client(&self, client_id: &str) -> Result<Option<OAuthClientRecord>>;
-    /// Stores an authorization code.
-    async fn create_code(&self, code: CodeRecord) -> Result<()>;
-    /// In one transaction: marks the code used, and on its first use runs `check` and stores
-    /// the grant with the tokens it returns. A code used before revokes the grant it produced.
-    /// A failing check still uses the code up (no second try with another verifier).
-    async fn exchange_code(
-        &self,
-        code_hash: &str,
-        now: Timestamp,
-        check: CodeCheckFn,
-    ) -> Result<Exchanged>;
-    /// The live access token with this hash (grant and token not revoked, not expired).
-    async fn find_access_token(
-        &self,
-        token_hash: &str,
-        now: Timestamp,
-    ) -> Result<Option<AccessTokenRecord>>;
-    /// Uses a live refresh token of `client_id` once and stores the pair `check` returns; a
-    /// token used before revokes its whole grant. When `check` fails nothing is written and
-    /// its error is returned. Atomic.
-    async fn rotate_refresh_token(
-        &self,
-        token_hash: &str,
-        client_id: &str,
-        now: Timestamp,
-        check: RefreshCheckFn,
-    ) -> Result<Rotated>;
-    /// Revokes a grant and every token of it.
-    async fn revoke_grant(&self, grant_id: i64, at: Timestamp) -> Result<()>;
-    /// RFC 7009: revokes the token of `client_id` with this hash (a refresh token takes its
-    /// whole grant along). Unknown tokens are ignored.
-    async fn revoke_token(&self, token_hash: &str, client_id: &str, at: Timestamp) -> Result<()>;
-
-    // Decks.
-
-    /// One page of an owner's decks and the total count.
-    async fn list_decks(
-        &self,
-        owner_id: i64,
-        kind: DeckListKind,
-        paging: Paging,
-    ) -> Result<(Vec<DeckListRecord>, i64)>;
-    /// Stores a deck and its slides; returns the deck.
-    async fn create_deck(&self, deck: NewDeckRecord) -> Result<DeckRecord>;
-    /// The owner's deck with this id, trashed or not.
-    async fn get_deck(&self, owner_id: i64, deck_id: i64) -> Result<Option<DeckRecord>>;
-    /// The deck at `/{username}/{slug}`, trashed or not.
-    async fn find_deck_by_slug(&self, username: &str, slug: &str) -> Result<Option<DeckRecord>>;
-    /// The deck's slides in presentation order.
-    async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>>;
-    /// Applies a patch to the owner's active deck; `None` when there is no such deck.
-    async fn update_deck(
-        &self,
-        owner_id: i64,
-        deck_id: i64,
-        patch: &DeckPatch,
-        now: Timestamp,
-    ) -> Result<Option<DeckRecord>>;
-    /// The deck's slides in order: ids, order keys and groups.
-    async fn slide_slots(&self, deck_id: i64) -> Result<Vec<SlideSlot>>;
-    /// The first `n` slides of a deck in order, with their summaries, and the deck's total
-    /// number of slides. Listing a page reads only up to that page.
-    async fn slide_prefix(
-        &self,
-        deck_id: i64,
-        n: usize,
-    ) -> Result<(Vec<(SlideSlot, SlideSummaryRecord)>, i64)>;
-    /// One slide of a deck.
-    async fn get_slide(&self, deck_id: i64, slide_id: &str) -> Result<Option<SlideRecord>>;
-    /// In one transaction: locks the owner's active deck, reads its order, lets `edit`
-    /// decide, writes the result and bumps the deck's `updated_at`. `None` when there is no
-    /// such deck; an error from `edit` changes nothing.
-    async fn edit_slides(
-        &self,
-        owner_id: i64,
-        deck_id: i64,
-        now: Timestamp,
-        edit: SlideEditFn,
-    ) -> Result<Option<SlideEdit>>;
-    // Whole-database copies (`admin migrate-data`, see [`dump`]).
-
+/// Whole-database copies (`admin migrate-data`, see [`dump`]).
+#[async_trait]
+pub trait DumpStore: Send + Sync {
     /// Number of rows in a table.
     async fn count_rows(&self, table: &'static dump::TableSpec) -> Result<i64>;
     /// Every row of a table, in primary-key order.
@@ -693,36 +782,6 @@ pub trait Store: Send + Sync {
     async fn import_rows(&self, table: &'static dump::TableSpec, rows: &[dump::Row]) -> Result<()>;
     /// Brings id generators past the imported ids.
     async fn finish_import(&self) -> Result<()>;
-
-    /// Exports waiting for a worker (`/metrics`).
-    async fn export_queue_depth(&self) -> Result<i64>;
-
-    /// Whether several serving processes may use this database, so that they share their
-    /// rate-limit counts through [`Store::exchange_rate_usage`]. SQLite serves one process.
-    fn shares_rate_limits(&self) -> bool {
-        false
-    }
-
-    /// Stores this server's requests per key since its last call (`mine`, counted in
-    /// `bucket`) and returns every other server's counts of this bucket and the one before.
-    /// Only called where [`Store::shares_rate_limits`].
-    async fn exchange_rate_usage(
-        &self,
-        _server: &str,
-        _bucket: i64,
-        _mine: &[(String, u64)],
-    ) -> Result<Vec<RateUsage>> {
-        Ok(Vec::new())
-    }
-
-    /// Moves the owner's deck into the trash (`Some(time)`) or out of it (`None`). A deck
-    /// already in the requested state is left as it is. `false` when there is no such deck.
-    async fn set_deck_trashed(
-        &self,
-        owner_id: i64,
-        deck_id: i64,
-        trashed_at: Option<Timestamp>,
-    ) -> Result<bool>;
 }
 
 pub mod cache;

@@ -1,0 +1,227 @@
+//! Decks: listing an owner's decks, creating one (with its slides and a free slug),
+//! reading, patching, the trash; and locking an owner's active deck for the other
+//! resources' write transactions.
+
+use std::collections::HashSet;
+
+use async_trait::async_trait;
+use lectern_core::deck::{DeckPatch, ThemeColor, ThemeFont, Visibility, unique_slug};
+use lectern_core::params::Paging;
+use lectern_core::store::{DeckListKind, DeckListRecord, DeckRecord, DeckStore, NewDeckRecord};
+use lectern_core::time::Timestamp;
+use lectern_core::{Error, Result};
+
+use crate::rows::{Columns, DECK_SELECT, deck_row};
+use crate::slides::insert_slide;
+use crate::{SqlStore, Tx, all, fault, optional, run, time};
+
+impl SqlStore {
+    /// Whether the owner's deck exists outside the trash, locking its row for the rest of
+    /// the transaction ([`crate::Dialect::row_lock`]).
+    pub(crate) async fn lock_active_deck(
+        &self,
+        tx: &mut Tx,
+        owner_id: i64,
+        deck_id: i64,
+    ) -> Result<bool> {
+        let sql = format!(
+            "SELECT id FROM decks WHERE id = $1 AND owner_id = $2 AND trashed_at IS NULL{}",
+            self.dialect.row_lock(" FOR UPDATE")
+        );
+        let query = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(deck_id)
+            .bind(owner_id);
+        Ok(optional(&mut **tx, query, |r| r.int(0)).await?.is_some())
+    }
+}
+
+/// The owner's deck, read inside a transaction.
+async fn deck_in_tx(tx: &mut Tx, owner_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
+    let sql = sqlx::AssertSqlSafe(format!("{DECK_SELECT} WHERE d.id = $1 AND d.owner_id = $2"));
+    optional(
+        &mut **tx,
+        sqlx::query(sql).bind(deck_id).bind(owner_id),
+        deck_row,
+    )
+    .await
+}
+
+#[async_trait]
+impl DeckStore for SqlStore {
+    async fn list_decks(
+        &self,
+        owner_id: i64,
+        kind: DeckListKind,
+        paging: Paging,
+    ) -> Result<(Vec<DeckListRecord>, i64)> {
+        let (filter, order) = match kind {
+            DeckListKind::Active => ("trashed_at IS NULL", "created_at DESC, id DESC"),
+            DeckListKind::Trashed => ("trashed_at IS NOT NULL", "trashed_at DESC, id DESC"),
+            DeckListKind::Public => (
+                "trashed_at IS NULL AND visibility = 'all'",
+                "created_at DESC, id DESC",
+            ),
+        };
+        let sql = sqlx::AssertSqlSafe(format!(
+            "SELECT id, title, description, slug, trashed_at, thumbnail_token FROM decks
+             WHERE owner_id = $1 AND {filter} ORDER BY {order} LIMIT $2 OFFSET $3"
+        ));
+        let query = sqlx::query(sql)
+            .bind(owner_id)
+            .bind(paging.limit())
+            .bind(paging.offset());
+        let decks = all(&self.read, query, |r| {
+            Ok(DeckListRecord {
+                id: r.int(0)?,
+                title: r.text(1)?,
+                description: r.text(2)?,
+                slug: r.text(3)?,
+                trashed_at: r.opt_int(4)?.map(time),
+                thumbnail_token: r.opt_text(5)?,
+            })
+        })
+        .await?;
+        let count_sql = sqlx::AssertSqlSafe(format!(
+            "SELECT COUNT(*) FROM decks WHERE owner_id = $1 AND {filter}"
+        ));
+        let total = sqlx::query_scalar(count_sql)
+            .bind(owner_id)
+            .fetch_one(&self.read)
+            .await
+            .map_err(fault)?;
+        Ok((decks, total))
+    }
+
+    async fn create_deck(&self, deck: NewDeckRecord) -> Result<DeckRecord> {
+        let mut tx = self.begin_write().await?;
+        if self.dialect.locks_rows() {
+            // Serialises this owner's deck creations: the slug picked below stays free.
+            let lock = sqlx::query("SELECT id FROM users WHERE id = $1 FOR UPDATE");
+            run(&mut *tx, lock.bind(deck.owner_id)).await?;
+        }
+        let query = sqlx::query(
+            "SELECT slug FROM decks WHERE owner_id = $1 AND (slug = $2 OR slug LIKE $3)",
+        )
+        .bind(deck.owner_id)
+        .bind(&deck.slug_base)
+        .bind(format!("{}-%", deck.slug_base));
+        let taken: HashSet<String> = all(&mut *tx, query, |r| r.text(0))
+            .await?
+            .into_iter()
+            .collect();
+        let slug = unique_slug(&deck.slug_base, &taken);
+        let at = deck.created_at.unix_micros();
+        let deck_id: i64 = sqlx::query_scalar(
+            "INSERT INTO decks (owner_id, title, description, slug, visibility, width, height,
+                margin, transition, background_transition, theme_font, theme_color, language,
+                created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id",
+        )
+        .bind(deck.owner_id)
+        .bind(&deck.title)
+        .bind(&deck.description)
+        .bind(&slug)
+        .bind(deck.visibility.as_str())
+        .bind(deck.width)
+        .bind(deck.height)
+        .bind(deck.margin)
+        .bind(deck.transition.as_str())
+        .bind(deck.background_transition.as_str())
+        .bind(deck.theme_font.as_str())
+        .bind(deck.theme_color.as_str())
+        .bind(&deck.language)
+        .bind(at)
+        .bind(at)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(fault)?;
+        for slide in &deck.slides {
+            insert_slide(&mut tx, deck_id, slide, at).await?;
+        }
+        let record = deck_in_tx(&mut tx, deck.owner_id, deck_id)
+            .await?
+            .ok_or_else(|| Error::internal("a deck inserted in this transaction is missing"))?;
+        tx.commit().await.map_err(fault)?;
+        Ok(record)
+    }
+
+    async fn get_deck(&self, owner_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{DECK_SELECT} WHERE d.id = $1 AND d.owner_id = $2"));
+        optional(
+            &self.read,
+            sqlx::query(sql).bind(deck_id).bind(owner_id),
+            deck_row,
+        )
+        .await
+    }
+
+    async fn find_deck_by_slug(&self, username: &str, slug: &str) -> Result<Option<DeckRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!(
+            "{DECK_SELECT} WHERE u.username = $1 AND d.slug = $2"
+        ));
+        optional(
+            &self.read,
+            sqlx::query(sql).bind(username).bind(slug),
+            deck_row,
+        )
+        .await
+    }
+
+    async fn find_deck(&self, deck_id: i64) -> Result<Option<DeckRecord>> {
+        let sql = sqlx::AssertSqlSafe(format!("{DECK_SELECT} WHERE d.id = $1"));
+        optional(&self.read, sqlx::query(sql).bind(deck_id), deck_row).await
+    }
+
+    async fn update_deck(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        patch: &DeckPatch,
+        now: Timestamp,
+    ) -> Result<Option<DeckRecord>> {
+        let mut tx = self.begin_write().await?;
+        if !patch.is_empty() {
+            let query = sqlx::query(
+                "UPDATE decks SET title = COALESCE($1, title),
+                    description = COALESCE($2, description), width = COALESCE($3, width),
+                    height = COALESCE($4, height), margin = COALESCE($5, margin),
+                    theme_color = COALESCE($6, theme_color), theme_font = COALESCE($7, theme_font),
+                    visibility = COALESCE($8, visibility), updated_at = $9
+                 WHERE id = $10 AND owner_id = $11 AND trashed_at IS NULL",
+            )
+            .bind(&patch.title)
+            .bind(&patch.description)
+            .bind(patch.width)
+            .bind(patch.height)
+            .bind(patch.margin)
+            .bind(patch.theme_color.map(ThemeColor::as_str))
+            .bind(patch.theme_font.map(ThemeFont::as_str))
+            .bind(patch.visibility.map(Visibility::as_str))
+            .bind(now.unix_micros())
+            .bind(deck_id)
+            .bind(owner_id);
+            run(&mut *tx, query).await?;
+        }
+        let deck = deck_in_tx(&mut tx, owner_id, deck_id)
+            .await?
+            .filter(|d| d.trashed_at.is_none());
+        tx.commit().await.map_err(fault)?;
+        Ok(deck)
+    }
+
+    async fn set_deck_trashed(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        trashed_at: Option<Timestamp>,
+    ) -> Result<bool> {
+        let query = match trashed_at {
+            Some(at) => sqlx::query(
+                "UPDATE decks SET trashed_at = COALESCE(trashed_at, $1) WHERE id = $2 AND owner_id = $3",
+            )
+            .bind(at.unix_micros()),
+            None => sqlx::query("UPDATE decks SET trashed_at = NULL WHERE id = $1 AND owner_id = $2"),
+        };
+        Ok(run(&self.write, query.bind(deck_id).bind(owner_id)).await? > 0)
+    }
+}

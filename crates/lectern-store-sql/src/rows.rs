@@ -1,0 +1,273 @@
+//! Rows as the store reads them: typed column access on `Any` rows (booleans are
+//! integers on SQLite), the column lists of deck, user, team, share and export rows and
+//! their decoding, `LIKE` patterns, and the packed form in which a deck's slide order is
+//! read.
+
+use lectern_core::deck::{ThemeColor, ThemeFont, Transition, Visibility};
+use lectern_core::layout::SlideSlot;
+use lectern_core::store::{
+    DeckRecord, ExportRecord, ShareRecord, TeamDeckListRecord, TeamRecord, UserRecord,
+};
+use lectern_core::time::Timestamp;
+use lectern_core::{Error, Result};
+use sqlx::any::{AnyRow, AnyTypeInfoKind};
+use sqlx::{Row, ValueRef};
+
+use crate::fault;
+
+/// Typed column access by index.
+pub trait Columns {
+    fn text(&self, i: usize) -> Result<String>;
+    fn opt_text(&self, i: usize) -> Result<Option<String>>;
+    fn int(&self, i: usize) -> Result<i64>;
+    fn opt_int(&self, i: usize) -> Result<Option<i64>>;
+    fn real(&self, i: usize) -> Result<f64>;
+    fn opt_real(&self, i: usize) -> Result<Option<f64>>;
+    fn boolean(&self, i: usize) -> Result<bool>;
+    /// A boolean stored as a boolean (PostgreSQL) or as 0/1 (SQLite).
+    fn opt_boolean(&self, i: usize) -> Result<Option<bool>>;
+}
+
+impl Columns for AnyRow {
+    fn text(&self, i: usize) -> Result<String> {
+        self.try_get(i).map_err(fault)
+    }
+    fn opt_text(&self, i: usize) -> Result<Option<String>> {
+        self.try_get(i).map_err(fault)
+    }
+    fn int(&self, i: usize) -> Result<i64> {
+        self.try_get(i).map_err(fault)
+    }
+    fn opt_int(&self, i: usize) -> Result<Option<i64>> {
+        self.try_get(i).map_err(fault)
+    }
+    fn real(&self, i: usize) -> Result<f64> {
+        self.try_get(i).map_err(fault)
+    }
+    fn opt_real(&self, i: usize) -> Result<Option<f64>> {
+        self.try_get(i).map_err(fault)
+    }
+    fn boolean(&self, i: usize) -> Result<bool> {
+        self.opt_boolean(i)?
+            .ok_or_else(|| Error::internal(format!("column {i} is NULL, not a boolean")))
+    }
+    fn opt_boolean(&self, i: usize) -> Result<Option<bool>> {
+        let raw = self.try_get_raw(i).map_err(fault)?;
+        if raw.is_null() {
+            return Ok(None);
+        }
+        let is_bool = raw.type_info().kind() == AnyTypeInfoKind::Bool;
+        Ok(Some(if is_bool {
+            self.try_get(i).map_err(fault)?
+        } else {
+            self.int(i)? != 0
+        }))
+    }
+}
+
+/// Columns of a deck row with its owner's username and slide count; pairs with
+/// [`deck_row`]. Append a `WHERE` with the backend's placeholders.
+pub const DECK_SELECT: &str = "SELECT d.id, d.owner_id, u.username, d.title, d.description, d.slug,
+    d.visibility, d.css, d.width, d.height, d.margin, d.transition, d.background_transition,
+    d.rtl, d.loop_enabled, d.theme_font, d.theme_color, d.language, d.created_at, d.updated_at,
+    d.trashed_at, (SELECT COUNT(*) FROM slides s WHERE s.deck_id = d.id) AS slide_count, u.name,
+    u.team_id, d.thumbnail_token FROM decks d JOIN users u ON u.id = d.owner_id";
+
+/// Columns of a user row; pairs with [`user_row`].
+pub const USER_SELECT: &str = "SELECT id, username, email, name, description, website_url,
+    twitter_handle, team_id, created_at, updated_at FROM users";
+
+fn parse_stored<T>(what: &str, raw: &str, parse: fn(&str) -> Option<T>) -> Result<T> {
+    parse(raw).ok_or_else(|| Error::internal(format!("stored {what} {raw:?} is not valid")))
+}
+
+fn time(micros: i64) -> Timestamp {
+    Timestamp::from_unix_micros(micros)
+}
+
+/// Decodes a row selected with [`DECK_SELECT`].
+pub fn deck_row(row: &impl Columns) -> Result<DeckRecord> {
+    Ok(DeckRecord {
+        id: row.int(0)?,
+        owner_id: row.int(1)?,
+        owner_username: row.text(2)?,
+        title: row.text(3)?,
+        description: row.text(4)?,
+        slug: row.text(5)?,
+        visibility: parse_stored("visibility", &row.text(6)?, Visibility::parse)?,
+        css: row.text(7)?,
+        width: row.int(8)?,
+        height: row.int(9)?,
+        margin: row.real(10)?,
+        transition: parse_stored("transition", &row.text(11)?, Transition::parse)?,
+        background_transition: parse_stored("transition", &row.text(12)?, Transition::parse)?,
+        rtl: row.boolean(13)?,
+        loop_: row.boolean(14)?,
+        theme_font: parse_stored("theme_font", &row.text(15)?, ThemeFont::parse)?,
+        theme_color: parse_stored("theme_color", &row.text(16)?, ThemeColor::parse)?,
+        language: row.text(17)?,
+        created_at: time(row.int(18)?),
+        updated_at: time(row.int(19)?),
+        trashed_at: row.opt_int(20)?.map(time),
+        slide_count: row.int(21)?,
+        owner_name: row.text(22)?,
+        owner_team_id: row.opt_int(23)?,
+        thumbnail_token: row.opt_text(24)?,
+    })
+}
+
+/// Decodes a row selected with [`USER_SELECT`].
+pub fn user_row(row: &impl Columns) -> Result<UserRecord> {
+    Ok(UserRecord {
+        id: row.int(0)?,
+        username: row.text(1)?,
+        email: row.text(2)?,
+        name: row.text(3)?,
+        description: row.text(4)?,
+        website_url: row.text(5)?,
+        twitter_handle: row.text(6)?,
+        team_id: row.opt_int(7)?,
+        created_at: time(row.int(8)?),
+        updated_at: time(row.int(9)?),
+    })
+}
+
+/// Columns of a team row; pairs with [`team_row`].
+pub const TEAM_SELECT: &str = "SELECT id, name, slug, created_at FROM teams";
+
+/// Decodes a row selected with [`TEAM_SELECT`].
+pub fn team_row(row: &impl Columns) -> Result<TeamRecord> {
+    Ok(TeamRecord {
+        id: row.int(0)?,
+        name: row.text(1)?,
+        slug: row.text(2)?,
+        created_at: time(row.int(3)?),
+    })
+}
+
+/// Columns of a team deck list row; pairs with [`team_deck_row`]. Append the team filter.
+pub const TEAM_DECK_SELECT: &str = "SELECT d.id, d.title, d.description, d.slug, d.visibility,
+    u.id, u.name, u.username, d.thumbnail_token FROM decks d JOIN users u ON u.id = d.owner_id";
+
+/// Decodes a row selected with [`TEAM_DECK_SELECT`].
+pub fn team_deck_row(row: &impl Columns) -> Result<TeamDeckListRecord> {
+    Ok(TeamDeckListRecord {
+        id: row.int(0)?,
+        title: row.text(1)?,
+        description: row.text(2)?,
+        slug: row.text(3)?,
+        visibility: parse_stored("visibility", &row.text(4)?, Visibility::parse)?,
+        owner_id: row.int(5)?,
+        owner_name: row.text(6)?,
+        owner_username: row.text(7)?,
+        thumbnail_token: row.opt_text(8)?,
+    })
+}
+
+/// `needle` as a `LIKE` pattern matching it anywhere (with `\\` as the escape character).
+pub fn like_pattern(needle: &str) -> String {
+    let mut p = String::with_capacity(needle.len() + 2);
+    p.push('%');
+    for c in needle.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            p.push('\\');
+        }
+        p.push(c);
+    }
+    p.push('%');
+    p
+}
+
+/// `notify_on_view` read as an integer: SQLite's migration declares it `BOOLEAN`, a column
+/// type the `Any` driver refuses (every other SQLite flag is an `INTEGER` column).
+pub const NOTIFY_ON_VIEW: &str = "CAST(notify_on_view AS INTEGER)";
+
+/// Columns of a share link row; pairs with [`share_row`].
+pub const SHARE_SELECT: &str = "SELECT id, deck_id, name, token, password_hash IS NOT NULL,
+    expires_at, CAST(notify_on_view AS INTEGER), view_count, first_viewed_at, created_at
+    FROM share_links";
+
+/// Decodes a row selected with [`SHARE_SELECT`].
+pub fn share_row(row: &impl Columns) -> Result<ShareRecord> {
+    Ok(ShareRecord {
+        id: row.int(0)?,
+        deck_id: row.int(1)?,
+        name: row.text(2)?,
+        token: row.text(3)?,
+        password_protected: row.boolean(4)?,
+        expires_at: row.opt_int(5)?.map(time),
+        notify_on_view: row.boolean(6)?,
+        view_count: row.int(7)?,
+        first_viewed_at: row.opt_int(8)?.map(time),
+        created_at: time(row.int(9)?),
+    })
+}
+
+/// Columns of an export row; pairs with [`export_row`].
+pub const EXPORT_SELECT: &str = "SELECT e.id, e.deck_id, e.format, e.options, e.status, e.error,
+    e.attempts, e.file_key, e.created_at, e.completed_at FROM exports e";
+
+/// Decodes a row selected with [`EXPORT_SELECT`].
+pub fn export_row(row: &impl Columns) -> Result<ExportRecord> {
+    Ok(ExportRecord {
+        id: row.int(0)?,
+        deck_id: row.int(1)?,
+        format: row.text(2)?,
+        options: row.text(3)?,
+        status: row.text(4)?,
+        error: row.opt_text(5)?,
+        attempts: row.int(6)?,
+        file_key: row.opt_text(7)?,
+        created_at: time(row.int(8)?),
+        completed_at: row.opt_int(9)?.map(time),
+    })
+}
+
+/// Parses a deck's slide order read as one aggregated text value `id,rank,group;...` (ids
+/// and ranks are letters and digits; group may be empty). One row instead of one per slide
+/// is what makes reading a 10,000-slide order cheap.
+pub fn unpack_slots(packed: &str) -> Result<Vec<SlideSlot>> {
+    if packed.is_empty() {
+        return Ok(Vec::new());
+    }
+    packed
+        .split(';')
+        .map(|item| {
+            let mut parts = item.splitn(3, ',');
+            let (Some(id), Some(rank), Some(group)) = (parts.next(), parts.next(), parts.next())
+            else {
+                return Err(Error::internal(format!(
+                    "malformed slide order entry {item:?}"
+                )));
+            };
+            let group =
+                if group.is_empty() {
+                    None
+                } else {
+                    Some(group.parse().map_err(|_| {
+                        Error::internal(format!("malformed slide group in {item:?}"))
+                    })?)
+                };
+            Ok(SlideSlot {
+                id: id.to_string(),
+                rank: rank.to_string(),
+                group,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packed_orders_unpack() {
+        assert!(unpack_slots("").unwrap().is_empty());
+        let slots = unpack_slots("a,a0,;b,a1,3").unwrap();
+        assert_eq!(slots[0].group, None);
+        assert_eq!(slots[1].group, Some(3));
+        assert_eq!(slots[1].rank, "a1");
+        assert!(unpack_slots("broken").is_err());
+    }
+}

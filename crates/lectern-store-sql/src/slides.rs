@@ -1,0 +1,201 @@
+//! Slides and their order: reading a deck's slides, its order (packed into one row), a
+//! first page of summaries, one slide; and `edit_slides`, the one write transaction every
+//! slide change runs in (the core's closure decides, this file writes what it decided).
+
+use async_trait::async_trait;
+use lectern_core::Result;
+use lectern_core::layout::SlideSlot;
+use lectern_core::store::{
+    NewSlideRecord, SlideEdit, SlideEditFn, SlideHtmlRecord, SlideRecord, SlideStore,
+    SlideSummaryRecord,
+};
+use lectern_core::time::Timestamp;
+use sqlx::{Any, Executor};
+
+use crate::rows::{Columns, unpack_slots};
+use crate::{SqlStore, Tx, all, fault, optional, run};
+
+/// A deck's slide order, on a pool or in a transaction. The order comes back as one
+/// aggregated text value (`id,rank,group;...`): one row instead of one per slide, which is
+/// what makes reading a 10,000-slide order cheap.
+async fn slots_in<'c>(
+    on: impl Executor<'c, Database = Any>,
+    deck_id: i64,
+) -> Result<Vec<SlideSlot>> {
+    let packed: String = sqlx::query_scalar(
+        "SELECT COALESCE(string_agg(id || ',' || rank || ',' || COALESCE(CAST(group_id AS TEXT), ''),
+            ';' ORDER BY rank), '') FROM slides WHERE deck_id = $1",
+    )
+    .bind(deck_id)
+    .fetch_one(on)
+    .await
+    .map_err(fault)?;
+    unpack_slots(&packed)
+}
+
+/// Stores one new slide of a deck.
+pub(crate) async fn insert_slide(
+    tx: &mut Tx,
+    deck_id: i64,
+    slide: &NewSlideRecord,
+    at: i64,
+) -> Result<()> {
+    let query = sqlx::query(
+        "INSERT INTO slides (id, deck_id, rank, group_id, html, notes, title, text_preview,
+            html_bytes, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+    )
+    .bind(&slide.slot.id)
+    .bind(deck_id)
+    .bind(&slide.slot.rank)
+    .bind(slide.slot.group)
+    .bind(&slide.content.html)
+    .bind(&slide.content.notes)
+    .bind(&slide.content.title)
+    .bind(&slide.content.text_preview)
+    .bind(slide.content.html.len() as i64)
+    .bind(at)
+    .bind(at);
+    run(&mut **tx, query).await?;
+    Ok(())
+}
+
+/// The id, order key and group of a row whose first three columns select them.
+fn slot(r: &sqlx::any::AnyRow) -> Result<SlideSlot> {
+    Ok(SlideSlot {
+        id: r.text(0)?,
+        rank: r.text(1)?,
+        group: r.opt_int(2)?,
+    })
+}
+
+#[async_trait]
+impl SlideStore for SqlStore {
+    async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>> {
+        let query = sqlx::query(
+            "SELECT id, rank, group_id, html, notes FROM slides WHERE deck_id = $1 ORDER BY rank",
+        );
+        all(&self.read, query.bind(deck_id), |r| {
+            Ok(SlideHtmlRecord {
+                slot: slot(r)?,
+                html: r.text(3)?,
+                notes: r.opt_text(4)?,
+            })
+        })
+        .await
+    }
+
+    async fn slide_slots(&self, deck_id: i64) -> Result<Vec<SlideSlot>> {
+        slots_in(&self.read, deck_id).await
+    }
+
+    async fn slide_prefix(
+        &self,
+        deck_id: i64,
+        n: usize,
+    ) -> Result<(Vec<(SlideSlot, SlideSummaryRecord)>, i64)> {
+        let query = sqlx::query(
+            "SELECT id, rank, group_id, title, text_preview, html_bytes,
+                (notes IS NOT NULL AND notes <> '') AS has_notes
+             FROM slides WHERE deck_id = $1 ORDER BY rank LIMIT $2",
+        );
+        let items = all(&self.read, query.bind(deck_id).bind(n as i64), |r| {
+            let summary = SlideSummaryRecord {
+                id: r.text(0)?,
+                title: r.text(3)?,
+                text_preview: r.text(4)?,
+                html_bytes: r.int(5)?,
+                has_notes: r.boolean(6)?,
+            };
+            Ok((slot(r)?, summary))
+        })
+        .await?;
+        let total = sqlx::query_scalar("SELECT COUNT(*) FROM slides WHERE deck_id = $1")
+            .bind(deck_id)
+            .fetch_one(&self.read)
+            .await
+            .map_err(fault)?;
+        Ok((items, total))
+    }
+
+    async fn get_slide(&self, deck_id: i64, slide_id: &str) -> Result<Option<SlideRecord>> {
+        let query =
+            sqlx::query("SELECT id, html, notes FROM slides WHERE deck_id = $1 AND id = $2");
+        optional(&self.read, query.bind(deck_id).bind(slide_id), |r| {
+            Ok(SlideRecord {
+                id: r.text(0)?,
+                html: r.text(1)?,
+                notes: r.opt_text(2)?,
+            })
+        })
+        .await
+    }
+
+    async fn edit_slides(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        now: Timestamp,
+        edit: SlideEditFn,
+    ) -> Result<Option<SlideEdit>> {
+        let mut tx = self.begin_write().await?;
+        if !self.lock_active_deck(&mut tx, owner_id, deck_id).await? {
+            return Ok(None);
+        }
+        let slots = slots_in(&mut *tx, deck_id).await?;
+        // An error here drops the transaction: nothing was written.
+        let result = edit(&slots)?;
+        let at = now.unix_micros();
+        for id in &result.plan.delete {
+            let query = sqlx::query("DELETE FROM slides WHERE deck_id = $1 AND id = $2");
+            run(&mut *tx, query.bind(deck_id).bind(id)).await?;
+        }
+        // Two passes: a new rank may equal the old rank of another slide of the same move,
+        // so every moved slide first takes a placeholder rank ('~' sorts after every key).
+        for slot in &result.plan.reposition {
+            let query =
+                sqlx::query("UPDATE slides SET rank = '~' || id WHERE deck_id = $1 AND id = $2");
+            run(&mut *tx, query.bind(deck_id).bind(&slot.id)).await?;
+        }
+        for slot in &result.plan.reposition {
+            let query = sqlx::query(
+                "UPDATE slides SET rank = $1, group_id = $2, updated_at = $3 WHERE deck_id = $4 AND id = $5",
+            )
+            .bind(&slot.rank)
+            .bind(slot.group)
+            .bind(at)
+            .bind(deck_id)
+            .bind(&slot.id);
+            run(&mut *tx, query).await?;
+        }
+        for slide in &result.insert {
+            insert_slide(&mut tx, deck_id, slide, at).await?;
+        }
+        if let Some(patch) = &result.content {
+            let (html, title, preview) = match &patch.html {
+                Some((h, t, p)) => (Some(h.as_str()), Some(t.as_str()), Some(p.as_str())),
+                None => (None, None, None),
+            };
+            let query = sqlx::query(
+                "UPDATE slides SET html = COALESCE($1, html), title = COALESCE($2, title),
+                    text_preview = COALESCE($3, text_preview),
+                    html_bytes = COALESCE($4, html_bytes),
+                    notes = CASE WHEN $5 THEN $6 ELSE notes END, updated_at = $7
+                 WHERE deck_id = $8 AND id = $9",
+            )
+            .bind(html)
+            .bind(title)
+            .bind(preview)
+            .bind(html.map(|h| h.len() as i64))
+            .bind(patch.notes.is_some())
+            .bind(patch.notes.clone().flatten())
+            .bind(at)
+            .bind(deck_id)
+            .bind(&patch.id);
+            run(&mut *tx, query).await?;
+        }
+        let query = sqlx::query("UPDATE decks SET updated_at = $1 WHERE id = $2");
+        run(&mut *tx, query.bind(at).bind(deck_id)).await?;
+        tx.commit().await.map_err(fault)?;
+        Ok(Some(result))
+    }
+}
