@@ -13,8 +13,8 @@ use crate::auth::{Caller, Credential, Scope};
 use crate::secret::{self, Secret};
 use crate::service::Lectern;
 use crate::store::{
-    ApiKeyInfo, CodeRecord, Exchanged, GrantRecord, NewTokenRecord, OAuthClientRecord, Rotated,
-    SessionInfo, SessionRecord,
+    ApiKeyInfo, CodeRecord, CodeState, NewTokenRecord, OAuthClientRecord, RefreshState,
+    SessionInfo, SessionRecord, TokenWrite,
 };
 use crate::time::Timestamp;
 use crate::{Error, Result};
@@ -309,6 +309,117 @@ pub fn refreshed_scope(grant_scope: &str, asked: Option<&[Scope]>) -> Result<Str
     }
 }
 
+const UNKNOWN_CODE: &str = "unknown or expired authorization code";
+const UNKNOWN_REFRESH: &str = "unknown, expired or revoked refresh token";
+
+/// What a token request repeats of its authorization request.
+#[derive(Debug, Clone)]
+pub struct CodeRequest {
+    pub client_id: String,
+    pub redirect_uri: Option<String>,
+    pub verifier: Option<String>,
+}
+
+/// What a refresh request asks for.
+#[derive(Debug, Clone)]
+pub struct RefreshRequest {
+    pub client_id: String,
+    /// The scope asked for (`None`: the grant's).
+    pub scope: Option<Vec<Scope>>,
+}
+
+/// Why a code or refresh token is refused, and what that refusal writes.
+#[derive(Debug)]
+pub struct Refusal {
+    pub error: OAuthError,
+    pub write: TokenWrite,
+}
+
+fn refuse(write: TokenWrite, error: &'static str, description: &str) -> Refusal {
+    Refusal {
+        error: OAuthError::new(error, description),
+        write,
+    }
+}
+
+/// The rules of a code exchange (RFC 6749 4.1.3, RFC 7636, and 10.5: a code used twice
+/// revokes what it produced): `Ok` issues tokens; a refusal says what to write. Any failed
+/// exchange uses the code up, so no second try with another verifier.
+pub fn code_verdict(
+    state: &CodeState,
+    request: &CodeRequest,
+    now: Timestamp,
+) -> std::result::Result<(), Refusal> {
+    let c = &state.code;
+    if state.used_at.is_some() {
+        return Err(refuse(
+            TokenWrite::RevokeGrant,
+            "invalid_grant",
+            "the code was already used; the tokens it produced are revoked",
+        ));
+    }
+    if c.expires_at <= now {
+        return Err(refuse(TokenWrite::UseUp, "invalid_grant", UNKNOWN_CODE));
+    }
+    let mismatch = |d: &str| refuse(TokenWrite::UseUp, "invalid_grant", d);
+    if c.client_id != request.client_id {
+        return Err(mismatch("the code was issued to another client"));
+    }
+    if request.redirect_uri.as_deref() != Some(c.redirect_uri.as_str()) {
+        return Err(mismatch(
+            "redirect_uri differs from the authorization request",
+        ));
+    }
+    match (&c.code_challenge, request.verifier.as_deref()) {
+        (Some(challenge), Some(v)) => {
+            if !valid_verifier(v) || !secret::constant_time_eq(&pkce_s256(v), challenge) {
+                return Err(mismatch("the code_verifier does not match"));
+            }
+        }
+        (Some(_), None) => return Err(mismatch("code_verifier is required")),
+        (None, Some(_)) => return Err(mismatch("no code_challenge was sent for this code")),
+        (None, None) => {}
+    }
+    Ok(())
+}
+
+/// The rules of a refresh (RFC 6749 6 and 10.4: refresh tokens rotate; one used twice
+/// revokes its grant): `Ok` rotates, with the new access token's own scope when narrower
+/// than the grant's; a refusal says what to write (a refused scope writes nothing, so the
+/// presented token stays valid).
+pub fn refresh_verdict(
+    state: &RefreshState,
+    request: &RefreshRequest,
+    now: Timestamp,
+) -> std::result::Result<Option<String>, Refusal> {
+    if state.grant.client_id != request.client_id || state.revoked {
+        return Err(refuse(
+            TokenWrite::Nothing,
+            "invalid_grant",
+            UNKNOWN_REFRESH,
+        ));
+    }
+    if state.used_at.is_some() {
+        return Err(refuse(
+            TokenWrite::RevokeGrant,
+            "invalid_grant",
+            "the refresh token was already used; the whole grant is revoked",
+        ));
+    }
+    if state.expires_at <= now {
+        return Err(refuse(
+            TokenWrite::Nothing,
+            "invalid_grant",
+            UNKNOWN_REFRESH,
+        ));
+    }
+    let scope = refreshed_scope(&state.grant.scope, request.scope.as_deref())
+        .map_err(|e| refuse(TokenWrite::Nothing, "invalid_scope", &e.to_string()))?;
+    let full = refreshed_scope(&state.grant.scope, None)
+        .map_err(|e| refuse(TokenWrite::Nothing, "invalid_scope", &e.to_string()))?;
+    Ok((scope != full).then_some(scope))
+}
+
 impl Lectern {
     // ---- web sign-in ----------------------------------------------------------------------
 
@@ -545,7 +656,8 @@ impl Lectern {
         }
     }
 
-    /// The `authorization_code` grant.
+    /// The `authorization_code` grant. The store reads and locks the code; [`code_verdict`]
+    /// decides, and the store carries the decision out in the same transaction.
     pub async fn exchange_code(
         &self,
         auth: &ClientAuth,
@@ -556,67 +668,41 @@ impl Lectern {
         let client = self.authenticate_client(auth).await?;
         let now = Timestamp::now();
         let (access, refresh, records) = token_pair(now, None);
-        let client_id = client.client_id.clone();
-        let redirect_uri = redirect_uri.map(str::to_string);
-        let verifier = verifier.map(str::to_string);
-        let outcome = self
+        let request = CodeRequest {
+            client_id: client.client_id.clone(),
+            redirect_uri: redirect_uri.map(str::to_string),
+            verifier: verifier.map(str::to_string),
+        };
+        let asked = request.clone();
+        let state = self
             .store()
             .exchange_code(
                 &secret::sha256_hex(code),
                 now,
-                Box::new(move |c: &CodeRecord| {
-                    let grant = |d: &str| Error::invalid(d.to_string());
-                    if c.client_id != client_id {
-                        return Err(grant("the code was issued to another client"));
-                    }
-                    if redirect_uri.as_deref() != Some(c.redirect_uri.as_str()) {
-                        return Err(grant("redirect_uri differs from the authorization request"));
-                    }
-                    match (&c.code_challenge, verifier.as_deref()) {
-                        (Some(challenge), Some(v)) => {
-                            if !valid_verifier(v)
-                                || !secret::constant_time_eq(&pkce_s256(v), challenge)
-                            {
-                                return Err(grant("the code_verifier does not match"));
-                            }
-                        }
-                        (Some(_), None) => return Err(grant("code_verifier is required")),
-                        (None, Some(_)) => {
-                            return Err(grant("no code_challenge was sent for this code"));
-                        }
-                        (None, None) => {}
-                    }
-                    Ok(records)
-                }),
+                Box::new(
+                    move |state: &CodeState| match code_verdict(state, &asked, now) {
+                        Ok(()) => TokenWrite::Issue(Box::new(records)),
+                        Err(refusal) => refusal.write,
+                    },
+                ),
             )
-            .await
-            .map_err(|e| match e {
-                Error::Invalid(d) => OAuthError::new("invalid_grant", d),
-                other => OAuthError::from(other),
-            })?;
-        match outcome {
-            Exchanged::Issued(grant) => Ok(TokenResponse {
-                access_token: access,
-                refresh_token: refresh,
-                expires_in: ACCESS_TOKEN_SECONDS,
-                scope: grant.scope,
-            }),
-            Exchanged::Reused => Err(OAuthError::new(
-                "invalid_grant",
-                "the code was already used; the tokens it produced are revoked",
-            )),
-            Exchanged::Unknown => Err(OAuthError::new(
-                "invalid_grant",
-                "unknown or expired authorization code",
-            )),
-        }
+            .await?
+            .ok_or_else(|| OAuthError::new("invalid_grant", UNKNOWN_CODE))?;
+        code_verdict(&state, &request, now).map_err(|r| r.error)?;
+        Ok(TokenResponse {
+            access_token: access,
+            refresh_token: refresh,
+            expires_in: ACCESS_TOKEN_SECONDS,
+            scope: state.code.scope,
+        })
     }
 
-    /// The `refresh_token` grant: rotates the refresh token. RFC 6749 §6: the request may
-    /// ask for the grant's scope or a narrower one; the new access token then carries the
+    /// The `refresh_token` grant: rotates the refresh token. The store reads and locks the
+    /// token and its grant; [`refresh_verdict`] decides (client, reuse, expiry, scope), and
+    /// the store carries the decision out in the same transaction. RFC 6749 §6: the request
+    /// may ask for the grant's scope or a narrower one; the new access token then carries the
     /// narrower scope while the grant (and so the next refresh) keeps its own. A wider or
-    /// unknown scope is `invalid_scope`, decided before anything is written, so the presented
-    /// refresh token stays valid.
+    /// unknown scope is `invalid_scope` and the presented refresh token stays valid.
     pub async fn refresh(
         &self,
         auth: &ClientAuth,
@@ -630,43 +716,36 @@ impl Lectern {
         };
         let now = Timestamp::now();
         let (access, refresh, records) = token_pair(now, None);
-        let check_asked = asked.clone();
-        let outcome = self
+        let request = RefreshRequest {
+            client_id: client.client_id.clone(),
+            scope: asked,
+        };
+        let asked = request.clone();
+        let state = self
             .store()
             .rotate_refresh_token(
                 &secret::sha256_hex(refresh_token),
-                &client.client_id,
                 now,
-                Box::new(move |grant: &GrantRecord| {
-                    let mut records = records;
-                    let scope = refreshed_scope(&grant.scope, check_asked.as_deref())?;
-                    if scope != refreshed_scope(&grant.scope, None)? {
-                        records[0].scope = Some(scope);
-                    }
-                    Ok(records)
-                }),
+                Box::new(
+                    move |state: &RefreshState| match refresh_verdict(state, &asked, now) {
+                        Ok(own_scope) => {
+                            let mut records = records;
+                            records[0].scope = own_scope;
+                            TokenWrite::Issue(Box::new(records))
+                        }
+                        Err(refusal) => refusal.write,
+                    },
+                ),
             )
-            .await
-            .map_err(|e| match e {
-                Error::Invalid(d) => OAuthError::new("invalid_scope", d),
-                other => OAuthError::from(other),
-            })?;
-        match outcome {
-            Rotated::Fresh(grant) => Ok(TokenResponse {
-                access_token: access,
-                refresh_token: refresh,
-                expires_in: ACCESS_TOKEN_SECONDS,
-                scope: refreshed_scope(&grant.scope, asked.as_deref())?,
-            }),
-            Rotated::Reused => Err(OAuthError::new(
-                "invalid_grant",
-                "the refresh token was already used; the whole grant is revoked",
-            )),
-            Rotated::Invalid => Err(OAuthError::new(
-                "invalid_grant",
-                "unknown, expired or revoked refresh token",
-            )),
-        }
+            .await?
+            .ok_or_else(|| OAuthError::new("invalid_grant", UNKNOWN_REFRESH))?;
+        let own_scope = refresh_verdict(&state, &request, now).map_err(|r| r.error)?;
+        Ok(TokenResponse {
+            access_token: access,
+            refresh_token: refresh,
+            expires_in: ACCESS_TOKEN_SECONDS,
+            scope: own_scope.unwrap_or(refreshed_scope(&state.grant.scope, None)?),
+        })
     }
 
     /// RFC 7009: revokes a token of the authenticated client (unknown tokens are fine).
@@ -767,6 +846,132 @@ mod tests {
         assert!(!redirect_uri_matches(&reg, "http://127.0.0.2:8/cb"));
         let v6 = vec!["http://[::1]:1/x".to_string()];
         assert!(redirect_uri_matches(&v6, "http://[::1]:9999/x"));
+    }
+
+    fn code_state(used: bool, expires_in: i64) -> CodeState {
+        let now = Timestamp::now();
+        CodeState {
+            code: CodeRecord {
+                code_hash: "h".into(),
+                client_id: "cli".into(),
+                user_id: 1,
+                redirect_uri: "http://127.0.0.1/cb".into(),
+                scope: "manage read".into(),
+                resource: "r".into(),
+                code_challenge: Some(pkce_s256(&"v".repeat(43))),
+                created_at: now,
+                expires_at: later(now, expires_in),
+            },
+            used_at: used.then_some(now),
+            grant_id: used.then_some(7),
+        }
+    }
+
+    fn code_request(client: &str, verifier: &str) -> CodeRequest {
+        CodeRequest {
+            client_id: client.into(),
+            redirect_uri: Some("http://127.0.0.1/cb".into()),
+            verifier: Some(verifier.into()),
+        }
+    }
+
+    #[test]
+    fn a_code_is_exchanged_once_by_its_client_with_its_verifier() {
+        let now = Timestamp::now();
+        let good = code_request("cli", &"v".repeat(43));
+        assert!(code_verdict(&code_state(false, 60), &good, now).is_ok());
+        let verdict = |state: &CodeState, req: &CodeRequest| {
+            let r = code_verdict(state, req, now).unwrap_err();
+            (r.error.error, r.write)
+        };
+        assert!(matches!(
+            verdict(&code_state(true, 60), &good),
+            ("invalid_grant", TokenWrite::RevokeGrant)
+        ));
+        assert!(matches!(
+            verdict(&code_state(false, -1), &good),
+            ("invalid_grant", TokenWrite::UseUp)
+        ));
+        assert!(matches!(
+            verdict(
+                &code_state(false, 60),
+                &code_request("other", &"v".repeat(43))
+            ),
+            ("invalid_grant", TokenWrite::UseUp)
+        ));
+        assert!(matches!(
+            verdict(
+                &code_state(false, 60),
+                &code_request("cli", &"w".repeat(43))
+            ),
+            ("invalid_grant", TokenWrite::UseUp)
+        ));
+    }
+
+    fn refresh_state(used: bool, revoked: bool, expires_in: i64) -> RefreshState {
+        RefreshState {
+            token_id: 1,
+            grant: crate::store::GrantRecord {
+                id: 2,
+                client_id: "cli".into(),
+                user_id: 3,
+                scope: "manage read".into(),
+                resource: "r".into(),
+            },
+            used_at: used.then(Timestamp::now),
+            revoked,
+            expires_at: later(Timestamp::now(), expires_in),
+        }
+    }
+
+    #[test]
+    fn a_refresh_token_rotates_once_for_its_client_within_its_grant() {
+        let now = Timestamp::now();
+        let ask = |client: &str, scope: Option<Vec<Scope>>| RefreshRequest {
+            client_id: client.into(),
+            scope,
+        };
+        let live = refresh_state(false, false, 60);
+        assert_eq!(
+            refresh_verdict(&live, &ask("cli", None), now).unwrap(),
+            None
+        );
+        assert_eq!(
+            refresh_verdict(&live, &ask("cli", Some(vec![Scope::Read])), now).unwrap(),
+            Some("read".to_string())
+        );
+        let verdict = |state: &RefreshState, req: &RefreshRequest| {
+            let r = refresh_verdict(state, req, now).unwrap_err();
+            (r.error.error, r.write)
+        };
+        assert!(matches!(
+            verdict(&refresh_state(true, false, 60), &ask("cli", None)),
+            ("invalid_grant", TokenWrite::RevokeGrant)
+        ));
+        for refused in [
+            refresh_state(false, true, 60),
+            refresh_state(false, false, -1),
+        ] {
+            assert!(matches!(
+                verdict(&refused, &ask("cli", None)),
+                ("invalid_grant", TokenWrite::Nothing)
+            ));
+        }
+        assert!(matches!(
+            verdict(&live, &ask("other", None)),
+            ("invalid_grant", TokenWrite::Nothing)
+        ));
+        let narrow = RefreshState {
+            grant: crate::store::GrantRecord {
+                scope: "read".into(),
+                ..live.grant.clone()
+            },
+            ..live.clone()
+        };
+        assert!(matches!(
+            verdict(&narrow, &ask("cli", Some(vec![Scope::Manage]))),
+            ("invalid_scope", TokenWrite::Nothing)
+        ));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! for SQLite and PostgreSQL alike. Queries are written once over sqlx's `Any` driver;
 //! [`Dialect`] supplies the few fragments that differ. The store only reads, locks and
 //! writes: decisions stay in the core, which passes them in as closures (`SlideEditFn`,
-//! `CodeCheckFn`, `RefreshCheckFn`). The engine crates open the pools, run their own
+//! `CodeDecideFn`, `RefreshDecideFn`). The engine crates open the pools, run their own
 //! migrations and add what is theirs alone (SQLite's change watcher, PostgreSQL's
 //! rate-limit exchange through [`RateExchange`]).
 //!

@@ -1,11 +1,12 @@
 //! OAuth: clients, authorization codes, and the grants and tokens they lead to. Exchanging
-//! a code and rotating a refresh token each run in one write transaction around the core's
-//! check (`CodeCheckFn`, `RefreshCheckFn`); a second use revokes the whole grant.
+//! a code and rotating a refresh token each read and lock the stored state, ask the core
+//! (`CodeDecideFn`, `RefreshDecideFn`) and carry out its [`TokenWrite`] in one write
+//! transaction; what is allowed (reuse, expiry, client, scope) is decided there, not here.
 
 use async_trait::async_trait;
 use lectern_core::store::{
-    AccessTokenRecord, CodeCheckFn, CodeRecord, Exchanged, GrantRecord, NewOAuthClientRecord,
-    NewTokenRecord, OAuthClientRecord, OAuthStore, RefreshCheckFn, Rotated,
+    AccessTokenRecord, CodeDecideFn, CodeRecord, CodeState, GrantRecord, NewOAuthClientRecord,
+    NewTokenRecord, OAuthClientRecord, OAuthStore, RefreshDecideFn, RefreshState, TokenWrite,
 };
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
@@ -100,8 +101,8 @@ impl OAuthStore for SqlStore {
         &self,
         code_hash: &str,
         now: Timestamp,
-        check: CodeCheckFn,
-    ) -> Result<Exchanged> {
+        decide: CodeDecideFn,
+    ) -> Result<Option<CodeState>> {
         let mut tx = self.begin_write().await?;
         let sql = format!(
             "SELECT client_id, user_id, redirect_uri, scope, resource, code_challenge,
@@ -111,64 +112,62 @@ impl OAuthStore for SqlStore {
         );
         let query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(code_hash);
         let Some(row) = query.fetch_optional(&mut *tx).await.map_err(fault)? else {
-            return Ok(Exchanged::Unknown);
+            return Ok(None);
         };
-        if row.opt_int(8)?.is_some() {
-            if let Some(grant_id) = row.opt_int(9)? {
-                revoke_grant_in(&mut tx, grant_id, now).await?;
+        let mut state = CodeState {
+            code: CodeRecord {
+                code_hash: code_hash.to_string(),
+                client_id: row.text(0)?,
+                user_id: row.int(1)?,
+                redirect_uri: row.text(2)?,
+                scope: row.text(3)?,
+                resource: row.text(4)?,
+                code_challenge: row.opt_text(5)?,
+                created_at: time(row.int(6)?),
+                expires_at: time(row.int(7)?),
+            },
+            used_at: row.opt_int(8)?.map(time),
+            grant_id: row.opt_int(9)?,
+        };
+        let use_up = sqlx::query("UPDATE oauth_codes SET used_at = $1 WHERE code_hash = $2")
+            .bind(now.unix_micros())
+            .bind(code_hash);
+        match decide(&state) {
+            TokenWrite::Issue(tokens) => {
+                run(&mut *tx, use_up).await?;
+                let code = &state.code;
+                let grant_id: i64 = sqlx::query_scalar(
+                    "INSERT INTO oauth_grants (client_id, user_id, scope, resource, created_at)
+                     VALUES ($1, $2, $3, $4, $5) RETURNING id",
+                )
+                .bind(&code.client_id)
+                .bind(code.user_id)
+                .bind(&code.scope)
+                .bind(&code.resource)
+                .bind(now.unix_micros())
+                .fetch_one(&mut *tx)
+                .await
+                .map_err(fault)?;
+                let query =
+                    sqlx::query("UPDATE oauth_codes SET grant_id = $1 WHERE code_hash = $2");
+                run(&mut *tx, query.bind(grant_id).bind(code_hash)).await?;
+                for token in tokens.iter() {
+                    insert_token(&mut tx, grant_id, token).await?;
+                }
+                state.grant_id = Some(grant_id);
             }
-            tx.commit().await.map_err(fault)?;
-            return Ok(Exchanged::Reused);
-        }
-        let code = CodeRecord {
-            code_hash: code_hash.to_string(),
-            client_id: row.text(0)?,
-            user_id: row.int(1)?,
-            redirect_uri: row.text(2)?,
-            scope: row.text(3)?,
-            resource: row.text(4)?,
-            code_challenge: row.opt_text(5)?,
-            created_at: time(row.int(6)?),
-            expires_at: time(row.int(7)?),
-        };
-        let query = sqlx::query("UPDATE oauth_codes SET used_at = $1 WHERE code_hash = $2");
-        run(&mut *tx, query.bind(now.unix_micros()).bind(code_hash)).await?;
-        if code.expires_at <= now {
-            tx.commit().await.map_err(fault)?;
-            return Ok(Exchanged::Unknown);
-        }
-        let tokens = match check(&code) {
-            Ok(tokens) => tokens,
-            Err(e) => {
-                tx.commit().await.map_err(fault)?;
-                return Err(e);
+            TokenWrite::UseUp => {
+                run(&mut *tx, use_up).await?;
             }
-        };
-        let grant_id: i64 = sqlx::query_scalar(
-            "INSERT INTO oauth_grants (client_id, user_id, scope, resource, created_at)
-             VALUES ($1, $2, $3, $4, $5) RETURNING id",
-        )
-        .bind(&code.client_id)
-        .bind(code.user_id)
-        .bind(&code.scope)
-        .bind(&code.resource)
-        .bind(now.unix_micros())
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(fault)?;
-        let query = sqlx::query("UPDATE oauth_codes SET grant_id = $1 WHERE code_hash = $2");
-        run(&mut *tx, query.bind(grant_id).bind(code_hash)).await?;
-        for token in &tokens {
-            insert_token(&mut tx, grant_id, token).await?;
+            TokenWrite::RevokeGrant => {
+                if let Some(grant_id) = state.grant_id {
+                    revoke_grant_in(&mut tx, grant_id, now).await?;
+                }
+            }
+            TokenWrite::Nothing => {}
         }
         tx.commit().await.map_err(fault)?;
-        Ok(Exchanged::Issued(GrantRecord {
-            id: grant_id,
-            client_id: code.client_id,
-            user_id: code.user_id,
-            scope: code.scope,
-            resource: code.resource,
-        }))
+        Ok(Some(state))
     }
 
     async fn find_access_token(
@@ -205,10 +204,9 @@ impl OAuthStore for SqlStore {
     async fn rotate_refresh_token(
         &self,
         token_hash: &str,
-        client_id: &str,
         now: Timestamp,
-        check: RefreshCheckFn,
-    ) -> Result<Rotated> {
+        decide: RefreshDecideFn,
+    ) -> Result<Option<RefreshState>> {
         let mut tx = self.begin_write().await?;
         let sql = format!(
             "SELECT t.id, t.used_at, t.revoked_at, t.expires_at, g.id, g.client_id, g.user_id,
@@ -219,36 +217,38 @@ impl OAuthStore for SqlStore {
         );
         let query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(token_hash);
         let Some(row) = query.fetch_optional(&mut *tx).await.map_err(fault)? else {
-            return Ok(Rotated::Invalid);
+            return Ok(None);
         };
-        let grant = GrantRecord {
-            id: row.int(4)?,
-            client_id: row.text(5)?,
-            user_id: row.int(6)?,
-            scope: row.text(7)?,
-            resource: row.text(8)?,
+        let state = RefreshState {
+            token_id: row.int(0)?,
+            grant: GrantRecord {
+                id: row.int(4)?,
+                client_id: row.text(5)?,
+                user_id: row.int(6)?,
+                scope: row.text(7)?,
+                resource: row.text(8)?,
+            },
+            used_at: row.opt_int(1)?.map(time),
+            revoked: row.opt_int(2)?.is_some() || row.opt_int(9)?.is_some(),
+            expires_at: time(row.int(3)?),
         };
-        let revoked = row.opt_int(2)?.is_some() || row.opt_int(9)?.is_some();
-        if grant.client_id != client_id || revoked {
-            return Ok(Rotated::Invalid);
-        }
-        if row.opt_int(1)?.is_some() {
-            revoke_grant_in(&mut tx, grant.id, now).await?;
-            tx.commit().await.map_err(fault)?;
-            return Ok(Rotated::Reused);
-        }
-        if row.int(3)? <= now.unix_micros() {
-            return Ok(Rotated::Invalid);
-        }
-        // The core decides (scope) before anything is written; its error rolls back.
-        let tokens = check(&grant)?;
-        let query = sqlx::query("UPDATE oauth_tokens SET used_at = $1 WHERE id = $2");
-        run(&mut *tx, query.bind(now.unix_micros()).bind(row.int(0)?)).await?;
-        for token in &tokens {
-            insert_token(&mut tx, grant.id, token).await?;
+        match decide(&state) {
+            TokenWrite::Issue(tokens) => {
+                let query = sqlx::query("UPDATE oauth_tokens SET used_at = $1 WHERE id = $2");
+                run(&mut *tx, query.bind(now.unix_micros()).bind(state.token_id)).await?;
+                for token in tokens.iter() {
+                    insert_token(&mut tx, state.grant.id, token).await?;
+                }
+            }
+            TokenWrite::RevokeGrant => revoke_grant_in(&mut tx, state.grant.id, now).await?,
+            TokenWrite::UseUp => {
+                let query = sqlx::query("UPDATE oauth_tokens SET used_at = $1 WHERE id = $2");
+                run(&mut *tx, query.bind(now.unix_micros()).bind(state.token_id)).await?;
+            }
+            TokenWrite::Nothing => {}
         }
         tx.commit().await.map_err(fault)?;
-        Ok(Rotated::Fresh(grant))
+        Ok(Some(state))
     }
 
     async fn revoke_grant(&self, grant_id: i64, at: Timestamp) -> Result<()> {

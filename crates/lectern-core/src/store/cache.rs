@@ -439,9 +439,9 @@ impl OAuthStore for CachedStore {
         &self,
         code_hash: &str,
         now: Timestamp,
-        check: CodeCheckFn,
-    ) -> Result<Exchanged> {
-        self.inner.exchange_code(code_hash, now, check).await
+        decide: CodeDecideFn,
+    ) -> Result<Option<CodeState>> {
+        self.inner.exchange_code(code_hash, now, decide).await
     }
 
     async fn find_access_token(
@@ -455,12 +455,11 @@ impl OAuthStore for CachedStore {
     async fn rotate_refresh_token(
         &self,
         token_hash: &str,
-        client_id: &str,
         now: Timestamp,
-        check: RefreshCheckFn,
-    ) -> Result<Rotated> {
+        decide: RefreshDecideFn,
+    ) -> Result<Option<RefreshState>> {
         self.inner
-            .rotate_refresh_token(token_hash, client_id, now, check)
+            .rotate_refresh_token(token_hash, now, decide)
             .await
     }
 

@@ -197,25 +197,49 @@ pub struct CodeRecord {
     pub expires_at: Timestamp,
 }
 
-/// What exchanging a code did.
+/// A stored code as the exchange found it, locked until the core's decision is carried out.
 #[derive(Debug, Clone)]
-pub enum Exchanged {
-    /// First use: the grant now exists with the tokens the check produced.
-    Issued(GrantRecord),
-    /// The code was used before: the grant it produced (if any) is now revoked.
-    Reused,
-    /// No live code with this hash (unknown or expired).
-    Unknown,
+pub struct CodeState {
+    pub code: CodeRecord,
+    /// When it was exchanged (or burnt) before.
+    pub used_at: Option<Timestamp>,
+    /// The grant its first exchange produced.
+    pub grant_id: Option<i64>,
 }
 
-/// The core's checks of a token request against the stored code (client, redirect URI,
-/// PKCE); returns the tokens to issue.
-pub type CodeCheckFn = Box<dyn FnOnce(&CodeRecord) -> Result<[NewTokenRecord; 2]> + Send>;
+/// A stored refresh token and its grant as a refresh found them, locked until the core's
+/// decision is carried out.
+#[derive(Debug, Clone)]
+pub struct RefreshState {
+    pub token_id: i64,
+    pub grant: GrantRecord,
+    /// When it was rotated before.
+    pub used_at: Option<Timestamp>,
+    /// Whether the token or its grant was revoked.
+    pub revoked: bool,
+    pub expires_at: Timestamp,
+}
 
-/// The core's decision on a live refresh token's grant, run inside the rotation's
-/// transaction before anything is written: the new token pair, or an error that leaves the
-/// presented refresh token as it was.
-pub type RefreshCheckFn = Box<dyn FnOnce(&GrantRecord) -> Result<[NewTokenRecord; 2]> + Send>;
+/// What the core decided about a presented code or refresh token; the store carries it out
+/// in the transaction that read the state, and decides nothing itself.
+#[derive(Debug, Clone)]
+pub enum TokenWrite {
+    /// Mark the code or refresh token used and store these tokens (a code also gets its grant,
+    /// with the code's client, account, scope and resource).
+    Issue(Box<[NewTokenRecord; 2]>),
+    /// Mark the code used (a failed exchange uses it up); nothing else.
+    UseUp,
+    /// Revoke the grant (a second use of a code or refresh token).
+    RevokeGrant,
+    /// Change nothing.
+    Nothing,
+}
+
+/// The core's decision on a code exchange.
+pub type CodeDecideFn = Box<dyn FnOnce(&CodeState) -> TokenWrite + Send>;
+
+/// The core's decision on a refresh.
+pub type RefreshDecideFn = Box<dyn FnOnce(&RefreshState) -> TokenWrite + Send>;
 
 /// A token to store.
 #[derive(Debug, Clone)]
@@ -249,17 +273,6 @@ pub struct AccessTokenRecord {
     pub scope: String,
     pub resource: String,
     pub expires_at: Timestamp,
-}
-
-/// What rotating a refresh token found.
-#[derive(Debug, Clone)]
-pub enum Rotated {
-    /// The old token was live: it is now used, and the new pair belongs to this grant.
-    Fresh(GrantRecord),
-    /// The old token had been used before: the grant was revoked.
-    Reused,
-    /// No live token (unknown, expired, revoked, or another client's).
-    Invalid,
 }
 
 /// A deck as stored, with its owner's username (for URLs) and its slide count.
@@ -695,31 +708,30 @@ pub trait OAuthStore: Send + Sync {
     async fn find_oauth_client(&self, client_id: &str) -> Result<Option<OAuthClientRecord>>;
     /// Stores an authorization code.
     async fn create_code(&self, code: CodeRecord) -> Result<()>;
-    /// In one transaction: marks the code used, and on its first use runs `check` and stores
-    /// the grant with the tokens it returns. A code used before revokes the grant it produced.
-    /// A failing check still uses the code up (no second try with another verifier).
+    /// In one transaction: reads and locks the code, asks `decide`, and carries out its
+    /// [`TokenWrite`]; returns the state it found (`None`: no such code). With `Issue`, the
+    /// grant's id is in the returned state.
     async fn exchange_code(
         &self,
         code_hash: &str,
         now: Timestamp,
-        check: CodeCheckFn,
-    ) -> Result<Exchanged>;
+        decide: CodeDecideFn,
+    ) -> Result<Option<CodeState>>;
     /// The live access token with this hash (grant and token not revoked, not expired).
     async fn find_access_token(
         &self,
         token_hash: &str,
         now: Timestamp,
     ) -> Result<Option<AccessTokenRecord>>;
-    /// Uses a live refresh token of `client_id` once and stores the pair `check` returns; a
-    /// token used before revokes its whole grant. When `check` fails nothing is written and
-    /// its error is returned. Atomic.
+    /// In one transaction: reads and locks the refresh token and its grant, asks `decide`,
+    /// and carries out its [`TokenWrite`]; returns the state it found (`None`: no such
+    /// refresh token).
     async fn rotate_refresh_token(
         &self,
         token_hash: &str,
-        client_id: &str,
         now: Timestamp,
-        check: RefreshCheckFn,
-    ) -> Result<Rotated>;
+        decide: RefreshDecideFn,
+    ) -> Result<Option<RefreshState>>;
     /// Revokes a grant and every token of it.
     async fn revoke_grant(&self, grant_id: i64, at: Timestamp) -> Result<()>;
     /// RFC 7009: revokes the token of `client_id` with this hash (a refresh token takes its
