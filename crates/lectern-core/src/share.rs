@@ -179,7 +179,15 @@ impl Lectern {
                     notify_on_view: new.notify_on_view,
                     created_at: now,
                 },
-                MAX_SHARES_PER_DECK,
+                Box::new(|working| {
+                    // Links that still work hold places; revoked and expired ones do not.
+                    if working >= MAX_SHARES_PER_DECK {
+                        return Err(Error::invalid(format!(
+                            "a deck has at most {MAX_SHARES_PER_DECK} working share links; revoke one first"
+                        )));
+                    }
+                    Ok(())
+                }),
             )
             .await?
             .ok_or_else(Error::deck_not_found)?;

@@ -1,8 +1,8 @@
-//! Share links: creating one (within a deck's limit), listing, revoking, opening one by id
+//! Share links: creating one (the core decides whether the deck has room), listing, revoking, opening one by id
 //! and counting its views.
 
 use async_trait::async_trait;
-use lectern_core::store::{NewShareRecord, ShareAccess, ShareRecord, ShareStore};
+use lectern_core::store::{NewShareRecord, ShareAccess, ShareRecord, ShareRoomFn, ShareStore};
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 
@@ -16,7 +16,7 @@ impl ShareStore for SqlStore {
         owner_id: i64,
         deck_id: i64,
         share: NewShareRecord,
-        max: i64,
+        room: ShareRoomFn,
     ) -> Result<Option<ShareRecord>> {
         let mut tx = self.begin_write().await?;
         if !self.lock_active_deck(&mut tx, owner_id, deck_id).await? {
@@ -32,11 +32,7 @@ impl ShareStore for SqlStore {
         .fetch_one(&mut *tx)
         .await
         .map_err(fault)?;
-        if live >= max {
-            return Err(Error::invalid(format!(
-                "a deck has at most {max} share links; revoke one first"
-            )));
-        }
+        room(live)?;
         let id: i64 = sqlx::query_scalar(
             "INSERT INTO share_links (deck_id, name, token, token_hash, password_hash, expires_at,
                 notify_on_view, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",

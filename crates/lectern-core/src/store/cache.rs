@@ -307,9 +307,11 @@ impl ShareStore for CachedStore {
         owner_id: i64,
         deck_id: i64,
         share: NewShareRecord,
-        max: i64,
+        room: ShareRoomFn,
     ) -> Result<Option<ShareRecord>> {
-        self.inner.create_share(owner_id, deck_id, share, max).await
+        self.inner
+            .create_share(owner_id, deck_id, share, room)
+            .await
     }
 
     async fn list_shares(&self, deck_id: i64) -> Result<Vec<ShareRecord>> {

@@ -241,6 +241,11 @@ pub type CodeDecideFn = Box<dyn FnOnce(&CodeState) -> TokenWrite + Send>;
 /// The core's decision on a refresh.
 pub type RefreshDecideFn = Box<dyn FnOnce(&RefreshState) -> TokenWrite + Send>;
 
+/// The core's check that a deck has room for one more share link, given the number of its
+/// links that still work (not revoked, not expired at the new link's creation time); run in
+/// the transaction that locks the deck.
+pub type ShareRoomFn = Box<dyn FnOnce(i64) -> Result<()> + Send>;
+
 /// A token to store.
 #[derive(Debug, Clone)]
 pub struct NewTokenRecord {
@@ -621,14 +626,14 @@ pub trait SlideStore: Send + Sync {
 /// Share links and their views.
 #[async_trait]
 pub trait ShareStore: Send + Sync {
-    /// Stores a share link of the owner's active deck unless it already has `max` live
-    /// links (422). `None` when there is no such deck.
+    /// Stores a share link of the owner's active deck when `room`, given the number of its
+    /// working links, allows it (its error otherwise). `None` when there is no such deck.
     async fn create_share(
         &self,
         owner_id: i64,
         deck_id: i64,
         share: NewShareRecord,
-        max: i64,
+        room: ShareRoomFn,
     ) -> Result<Option<ShareRecord>>;
     /// The deck's live share links, newest first.
     async fn list_shares(&self, deck_id: i64) -> Result<Vec<ShareRecord>>;
