@@ -1,10 +1,10 @@
-//! Share links: creating one (the core decides whether the deck has room), listing, revoking, opening one by id
-//! and counting its views.
+//! Share links: creating one (the core decides whether the deck has room), listing,
+//! revoking, opening one by id and counting its views.
 
 use async_trait::async_trait;
+use lectern_core::Result;
 use lectern_core::store::{NewShareRecord, ShareAccess, ShareRecord, ShareRoomFn, ShareStore};
 use lectern_core::time::Timestamp;
-use lectern_core::{Error, Result};
 
 use crate::rows::{Columns, NOTIFY_ON_VIEW, SHARE_SELECT, share_row};
 use crate::{SqlStore, all, fault, optional, run, time};
