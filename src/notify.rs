@@ -2,7 +2,7 @@
 //! asks for it (`notify_on_view`), over SMTP (`--smtp-url`). Sending happens in the
 //! background; a failure is logged and never affects the visitor's page.
 
-use lectern_core::share::Notifier;
+use lectern_core::store::Notifier;
 use lectern_core::store::UserRecord;
 use lettre::message::Mailbox;
 use lettre::message::header::ContentType;

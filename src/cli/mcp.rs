@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Args;
 use lectern_core::Lectern;
-use lectern_core::oauth::Resource;
+use lectern_core::auth::Resource;
 use lectern_core::secret::Secret;
 use rmcp::ServiceExt;
 

@@ -22,7 +22,7 @@ use axum::response::{IntoResponse, Response};
 use futures::future::BoxFuture;
 use futures::{StreamExt, future};
 use lectern_core::Error;
-use lectern_core::oauth::Resource;
+use lectern_core::auth::Resource;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};

@@ -12,10 +12,10 @@ use std::sync::Arc;
 
 use base64::Engine;
 use lectern_core::auth::Caller;
+use lectern_core::auth::Resource;
 use lectern_core::deck::{DeckPatch, NewDeck};
 use lectern_core::export::{NewExport, POLL_AFTER_SECONDS};
 use lectern_core::ids::IntegerId;
-use lectern_core::oauth::Resource;
 use lectern_core::params::{Paging, parse_bool};
 use lectern_core::secret::Secret;
 use lectern_core::share::NewShare;

@@ -9,10 +9,9 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::{Form, Json};
 use base64::Engine;
-use lectern_core::auth::Scope;
+use lectern_core::auth::{Resource, Scope};
 use lectern_core::oauth::{
-    AuthorizeError, AuthorizeParams, AuthorizeRequest, ClientAuth, OAuthError, Resource,
-    TokenResponse,
+    AuthorizeError, AuthorizeParams, AuthorizeRequest, ClientAuth, OAuthError, TokenResponse,
 };
 use lectern_core::secret::{self, Secret};
 use serde_json::{Value, json};

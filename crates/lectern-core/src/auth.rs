@@ -69,6 +69,32 @@ impl Caller {
     }
 }
 
+/// Which API a token is for (RFC 8707).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resource {
+    /// The REST API under `/v1` (the default).
+    Rest,
+    /// The MCP server under `/mcp`.
+    Mcp,
+}
+
+impl Resource {
+    /// The resource's URI under `public_url`.
+    pub fn uri(self, public_url: &str) -> String {
+        match self {
+            Resource::Rest => format!("{public_url}/v1"),
+            Resource::Mcp => format!("{public_url}/mcp"),
+        }
+    }
+
+    pub(crate) fn parse(uri: &str, public_url: &str) -> Option<Resource> {
+        let uri = uri.trim_end_matches('/');
+        [Resource::Rest, Resource::Mcp]
+            .into_iter()
+            .find(|r| r.uri(public_url) == uri)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

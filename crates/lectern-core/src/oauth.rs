@@ -9,7 +9,7 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
 
-use crate::auth::{Caller, Credential, Scope};
+use crate::auth::{Caller, Credential, Resource, Scope};
 use crate::secret::{self, Secret};
 use crate::service::Lectern;
 use crate::store::{
@@ -69,32 +69,6 @@ impl From<Error> for OAuthError {
             Error::Internal(_) => OAuthError::new("server_error", e.to_string()),
             other => OAuthError::new("invalid_request", other.to_string()),
         }
-    }
-}
-
-/// Which API a token is for (RFC 8707).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Resource {
-    /// The REST API under `/v1` (the default).
-    Rest,
-    /// The MCP server under `/mcp`.
-    Mcp,
-}
-
-impl Resource {
-    /// The resource's URI under `public_url`.
-    pub fn uri(self, public_url: &str) -> String {
-        match self {
-            Resource::Rest => format!("{public_url}/v1"),
-            Resource::Mcp => format!("{public_url}/mcp"),
-        }
-    }
-
-    fn parse(uri: &str, public_url: &str) -> Option<Resource> {
-        let uri = uri.trim_end_matches('/');
-        [Resource::Rest, Resource::Mcp]
-            .into_iter()
-            .find(|r| r.uri(public_url) == uri)
     }
 }
 

@@ -113,7 +113,7 @@ pub struct Lectern {
     /// Public URL without a trailing slash; every URL returned starts with it.
     public_url: Arc<str>,
     /// Who hears about first views through share links.
-    notifier: Arc<dyn crate::share::Notifier>,
+    notifier: Arc<dyn crate::store::Notifier>,
 }
 
 impl Lectern {
@@ -122,18 +122,18 @@ impl Lectern {
         Lectern {
             store,
             public_url: public_url.trim_end_matches('/').into(),
-            notifier: Arc::new(crate::share::LogNotifier),
+            notifier: Arc::new(crate::store::LogNotifier),
         }
     }
 
     /// The same core telling `notifier` about first views through share links.
-    pub fn with_notifier(mut self, notifier: Arc<dyn crate::share::Notifier>) -> Self {
+    pub fn with_notifier(mut self, notifier: Arc<dyn crate::store::Notifier>) -> Self {
         self.notifier = notifier;
         self
     }
 
     /// The share-link notifier.
-    pub(crate) fn notifier(&self) -> &dyn crate::share::Notifier {
+    pub(crate) fn notifier(&self) -> &dyn crate::store::Notifier {
         self.notifier.as_ref()
     }
 
@@ -177,7 +177,7 @@ impl Lectern {
 
     /// Turns a bearer credential for the REST API into a caller, or 401.
     pub async fn authenticate_bearer(&self, presented: &str) -> Result<Caller> {
-        self.authenticate_bearer_for(presented, crate::oauth::Resource::Rest)
+        self.authenticate_bearer_for(presented, crate::auth::Resource::Rest)
             .await
     }
 
@@ -186,7 +186,7 @@ impl Lectern {
     pub async fn authenticate_bearer_for(
         &self,
         presented: &str,
-        resource: crate::oauth::Resource,
+        resource: crate::auth::Resource,
     ) -> Result<Caller> {
         if presented.starts_with("lat_") {
             return self.authenticate_access_token(presented, resource).await;

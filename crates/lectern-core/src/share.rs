@@ -262,26 +262,6 @@ pub enum ShareProblem {
     Expired,
 }
 
-/// Who is told about a first view through a link that asks for it (`notify_on_view`).
-pub trait Notifier: Send + Sync {
-    /// The first view of `link_name` for `deck_title`, to the deck's owner.
-    fn first_view(&self, owner: &crate::store::UserRecord, deck_title: &str, link_name: &str);
-}
-
-/// The default notifier: a log line.
-pub struct LogNotifier;
-
-impl Notifier for LogNotifier {
-    fn first_view(&self, owner: &crate::store::UserRecord, deck_title: &str, link_name: &str) {
-        tracing::info!(
-            user.id = owner.id,
-            deck.title = deck_title,
-            share.name = link_name,
-            "first view through a share link"
-        );
-    }
-}
-
 type HmacSha256 = hmac::Hmac<sha2::Sha256>;
 
 fn pass_mac(access: &crate::store::ShareAccess, expires: i64) -> Option<String> {

@@ -468,6 +468,26 @@ pub struct RateUsage {
     pub requests: u64,
 }
 
+/// Who is told about a first view through a link that asks for it (`notify_on_view`).
+pub trait Notifier: Send + Sync {
+    /// The first view of `link_name` for `deck_title`, to the deck's owner.
+    fn first_view(&self, owner: &UserRecord, deck_title: &str, link_name: &str);
+}
+
+/// The default notifier: a log line.
+pub struct LogNotifier;
+
+impl Notifier for LogNotifier {
+    fn first_view(&self, owner: &UserRecord, deck_title: &str, link_name: &str) {
+        tracing::info!(
+            user.id = owner.id,
+            deck.title = deck_title,
+            share.name = link_name,
+            "first view through a share link"
+        );
+    }
+}
+
 /// The storage port; see the module docs. One trait per resource, so that each backend
 /// file and the cache implement one resource at a time; `dyn Store` reaches every method.
 pub trait Store:
