@@ -1,0 +1,324 @@
+//! The deck operations (interface 4.3): lists, create (and import), get, update, trash and
+//! recover; the deck views and URLs; the deck HTML of all slides.
+
+use super::*;
+
+impl Lectern {
+    /// `list_decks` (4.3): the caller's decks outside the trash, newest first.
+    pub async fn list_decks(&self, caller: &Caller, paging: Paging) -> Result<Page<DeckSummary>> {
+        caller.require(Scope::Read)?;
+        let (rows, total) = self
+            .store
+            .list_decks(caller.user_id, DeckListKind::Active, paging)
+            .await?;
+        Ok(Page {
+            items: rows
+                .into_iter()
+                .map(|d| DeckSummary {
+                    url: self.deck_url(&caller.username, &d.slug),
+                    thumbnail_url: self.thumbnail_url(d.thumbnail_token.as_deref()),
+                    id: d.id,
+                    title: d.title,
+                    description: d.description,
+                })
+                .collect(),
+            meta: paging.meta(total),
+        })
+    }
+
+    /// `list_trashed_decks` (4.3): the caller's trashed decks, most recently trashed first.
+    pub async fn list_trashed_decks(
+        &self,
+        caller: &Caller,
+        paging: Paging,
+    ) -> Result<Page<TrashedDeckSummary>> {
+        caller.require(Scope::Read)?;
+        let (rows, total) = self
+            .store
+            .list_decks(caller.user_id, DeckListKind::Trashed, paging)
+            .await?;
+        let items = rows
+            .into_iter()
+            .map(|d| TrashedDeckSummary {
+                thumbnail_url: self.thumbnail_url(d.thumbnail_token.as_deref()),
+                id: d.id,
+                title: d.title,
+                description: d.description,
+                trashed_at: d
+                    .trashed_at
+                    .expect("the store lists only decks with trashed_at set as trashed"),
+            })
+            .collect();
+        Ok(Page {
+            items,
+            meta: paging.meta(total),
+        })
+    }
+
+    /// `create_deck` (4.3).
+    pub async fn create_deck(&self, caller: &Caller, mut new: NewDeck) -> Result<CreatedDeck> {
+        caller.require(Scope::Manage)?;
+        self.check_visibility(caller, new.visibility)?;
+        let stacks = std::mem::take(&mut new.slides)
+            .into_iter()
+            .map(|s| vec![s])
+            .collect();
+        let (record, slide_ids) = self.insert_deck(caller.user_id, new, stacks).await?;
+        Ok(CreatedDeck {
+            meta: self.deck_meta(&record),
+            slide_ids,
+        })
+    }
+
+    /// `admin import-deck`: a new deck for `username` from an imported presentation, with the
+    /// creation defaults; returns its id.
+    pub(crate) async fn import_deck(&self, username: &str, imported: ImportedDeck) -> Result<i64> {
+        let user = self
+            .store
+            .find_user_by_username(username)
+            .await?
+            .ok_or_else(|| Error::not_found(format!("no account named {username:?}")))?;
+        let mut new = NewDeck::from_json(None)?;
+        let title: String = imported.title.chars().take(MAX_TITLE_CHARS).collect();
+        if !title.trim().is_empty() {
+            new.title = title;
+        }
+        let (record, _) = self.insert_deck(user.id, new, imported.stacks).await?;
+        Ok(record.id)
+    }
+
+    /// Stores a deck whose slides come as stacks (one slide, or a vertical group).
+    pub(crate) async fn insert_deck(
+        &self,
+        owner_id: i64,
+        new: NewDeck,
+        stacks: Vec<Vec<NewSlide>>,
+    ) -> Result<(DeckRecord, Vec<String>)> {
+        let sizes: Vec<usize> = stacks.iter().map(Vec::len).collect();
+        let slides: Vec<NewSlideRecord> = stacks
+            .into_iter()
+            .flatten()
+            .zip(layout::initial_slots(&sizes))
+            .map(|(s, (rank, group))| {
+                new_slide_record(new_slide_id(), s.html, s.notes, rank, group)
+            })
+            .collect();
+        let slide_ids = slides.iter().map(|s| s.slot.id.clone()).collect();
+        let record = self
+            .store
+            .create_deck(NewDeckRecord {
+                owner_id,
+                slug_base: slugify(&new.title),
+                title: new.title,
+                description: new.description,
+                visibility: new.visibility,
+                width: new.width,
+                height: new.height,
+                margin: new.margin,
+                theme_color: new.theme_color,
+                theme_font: new.theme_font,
+                transition: defaults::TRANSITION,
+                background_transition: defaults::BACKGROUND_TRANSITION,
+                language: defaults::LANGUAGE.into(),
+                slides,
+                created_at: Timestamp::now(),
+            })
+            .await?;
+        Ok((record, slide_ids))
+    }
+
+    /// `get_deck` (4.3). A trashed deck, a missing one and another account's all answer 404.
+    pub async fn get_deck(
+        &self,
+        caller: &Caller,
+        deck_id: DeckId,
+        include_deck_html: bool,
+    ) -> Result<DeckView> {
+        caller.require(Scope::Read)?;
+        let deck = self.active_deck(caller, deck_id).await?;
+        let deck_html = if include_deck_html {
+            Some(render_deck_html(
+                &self.store.deck_slides_html(deck.id).await?,
+            ))
+        } else {
+            None
+        };
+        Ok(DeckView {
+            meta: self.deck_meta(&deck),
+            css: deck.css,
+            deck_html,
+        })
+    }
+
+    /// `update_deck` (4.3).
+    pub async fn update_deck(
+        &self,
+        caller: &Caller,
+        deck_id: DeckId,
+        patch: DeckPatch,
+    ) -> Result<DeckMeta> {
+        caller.require(Scope::Manage)?;
+        if let Some(v) = patch.visibility {
+            self.check_visibility(caller, v)?;
+        }
+        let id = deck_id.stored().ok_or_else(Error::deck_not_found)?;
+        let deck = self
+            .store
+            .update_deck(caller.user_id, id, &patch, Timestamp::now())
+            .await?
+            .ok_or_else(Error::deck_not_found)?;
+        Ok(self.deck_meta(&deck))
+    }
+
+    /// `trash_deck` (3.1). Trashing a deck already in the trash changes nothing.
+    pub async fn trash_deck(&self, caller: &Caller, deck_id: DeckId) -> Result<()> {
+        caller.require(Scope::Manage)?;
+        self.set_trashed(caller, deck_id, Some(Timestamp::now()))
+            .await
+    }
+
+    /// `recover_deck` (3.1). Recovering a deck that is not in the trash changes nothing.
+    pub async fn recover_deck(&self, caller: &Caller, deck_id: DeckId) -> Result<()> {
+        caller.require(Scope::Manage)?;
+        self.set_trashed(caller, deck_id, None).await
+    }
+
+    pub(crate) async fn set_trashed(
+        &self,
+        caller: &Caller,
+        deck_id: DeckId,
+        at: Option<Timestamp>,
+    ) -> Result<()> {
+        let id = deck_id.stored().ok_or_else(Error::deck_not_found)?;
+        if self.store.set_deck_trashed(caller.user_id, id, at).await? {
+            Ok(())
+        } else {
+            Err(Error::deck_not_found())
+        }
+    }
+
+    /// The caller's deck outside the trash, or 404.
+    pub(crate) async fn active_deck(&self, caller: &Caller, deck_id: DeckId) -> Result<DeckRecord> {
+        let id = deck_id.stored().ok_or_else(Error::deck_not_found)?;
+        match self.store.get_deck(caller.user_id, id).await? {
+            Some(d) if d.trashed_at.is_none() => Ok(d),
+            _ => Err(Error::deck_not_found()),
+        }
+    }
+
+    /// `team` visibility needs a team account (403 otherwise, see the README's API notes).
+    pub(crate) fn check_visibility(&self, caller: &Caller, visibility: Visibility) -> Result<()> {
+        if visibility == Visibility::Team && caller.team_id.is_none() {
+            return Err(Error::forbidden(
+                "visibility 'team' is only available to team accounts",
+            ));
+        }
+        Ok(())
+    }
+
+    /// A deck's thumbnail: its drawn first slide, or the generic image until one exists.
+    pub(crate) fn thumbnail_url(&self, token: Option<&str>) -> String {
+        match token {
+            Some(t) => format!("{}/thumbnails/{t}.png", self.public_url),
+            None => format!("{}/assets/web/thumbnail.svg", self.public_url),
+        }
+    }
+
+    pub(crate) fn deck_url(&self, owner_username: &str, slug: &str) -> String {
+        format!("{}/{}/{}", self.public_url, owner_username, slug)
+    }
+
+    pub(crate) fn deck_meta(&self, d: &DeckRecord) -> DeckMeta {
+        self.deck_meta_at(d, &self.public_url)
+    }
+
+    /// The deck's metadata with its URLs under `base` (the public URL, or a team's URL).
+    pub(crate) fn deck_meta_at(&self, d: &DeckRecord, base: &str) -> DeckMeta {
+        let url = format!("{base}/{}/{}", d.owner_username, d.slug);
+        DeckMeta {
+            id: d.id,
+            title: d.title.clone(),
+            description: d.description.clone(),
+            thumbnail_url: self.thumbnail_url(d.thumbnail_token.as_deref()),
+            urls: DeckUrls {
+                default: url.clone(),
+                fullscreen: format!("{url}/fullscreen"),
+                edit: format!("{url}/edit"),
+                present: format!("{url}/present"),
+            },
+            url,
+            slug: d.slug.clone(),
+            visibility: d.visibility,
+            slide_count: d.slide_count,
+            width: d.width,
+            height: d.height,
+            margin: d.margin,
+            transition: d.transition,
+            background_transition: d.background_transition,
+            rtl: d.rtl,
+            loop_: d.loop_,
+            theme_font: d.theme_font,
+            theme_color: d.theme_color,
+            language: d.language.clone(),
+            created_at: d.created_at,
+            updated_at: d.updated_at,
+        }
+    }
+}
+
+/// The HTML of all slides: one `<section>` per horizontal position, a vertical group as a
+/// `<section>` wrapping its slides' sections. `slides` must be in presentation order.
+pub fn render_deck_html(slides: &[SlideHtmlRecord]) -> String {
+    let slots: Vec<SlideSlot> = slides.iter().map(|s| s.slot.clone()).collect();
+    let positions = layout::positions(&slots);
+    let mut out = String::new();
+    for (i, (slide, pos)) in slides.iter().zip(&positions).enumerate() {
+        let opens_group = pos.vertical == Some(0);
+        let closes_group = pos.vertical.is_some()
+            && positions
+                .get(i + 1)
+                .is_none_or(|n| n.vertical.is_none_or(|v| v == 0));
+        if i > 0 && pos.vertical.is_none_or(|v| v == 0) {
+            out.push('\n');
+        }
+        if opens_group {
+            out.push_str("<section>");
+        }
+        out.push_str(&slide.html);
+        if closes_group {
+            out.push_str("</section>");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slide(id: &str, rank: &str, group: Option<i64>) -> SlideHtmlRecord {
+        SlideHtmlRecord {
+            slot: SlideSlot {
+                id: id.into(),
+                rank: rank.into(),
+                group,
+            },
+            html: format!("<section data-id=\"{id}\"></section>"),
+            notes: None,
+        }
+    }
+
+    #[test]
+    fn deck_html_wraps_vertical_groups() {
+        let html = render_deck_html(&[
+            slide("a", "a0", None),
+            slide("b", "a1", Some(1)),
+            slide("c", "a2", Some(1)),
+            slide("d", "a3", None),
+        ]);
+        assert_eq!(
+            html,
+            "<section data-id=\"a\"></section>\n<section><section data-id=\"b\"></section><section data-id=\"c\"></section></section>\n<section data-id=\"d\"></section>"
+        );
+    }
+}

@@ -1,0 +1,181 @@
+//! The use cases. [`Lectern`] is the one application core that REST handlers, MCP tools,
+//! web pages and admin commands call: each method checks the caller's scope, validates,
+//! and makes one ownership-scoped store call.
+
+use std::sync::Arc;
+
+use crate::auth::{Caller, Credential, Scope};
+use crate::deck::{DeckPatch, MAX_TITLE_CHARS, NewDeck, NewSlide, Visibility, defaults, slugify};
+use crate::html::{Notes, SlideHtml};
+use crate::ids::DeckId;
+use crate::import::ImportedDeck;
+use crate::layout::{self, Position, SlideSlot};
+use crate::params::{PageMeta, Paging};
+use crate::secret::{self, NewApiKey, Secret};
+use crate::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
+use crate::store::{
+    DeckListKind, DeckRecord, NewApiKeyRecord, NewDeckRecord, NewOAuthClientRecord, NewSlideRecord,
+    NewUserRecord, SlideContent, SlideContentPatch, SlideEdit, SlideEditFn, SlideHtmlRecord, Store,
+    TeamRecord, UserRecord,
+};
+use crate::time::Timestamp;
+use crate::views::{
+    AccountView, CreatedDeck, DeckMeta, DeckSearchHit, DeckSummary, DeckUrls, DeckView, OwnerView,
+    SlideCount, SlidePlace, SlideSummary, SlideView, TeamDeckSummary, TeamDeckView, TeamView,
+    TrashedDeckSummary, UserView,
+};
+use crate::{Error, Result};
+
+mod accounts;
+mod decks;
+mod slides;
+mod teams;
+
+pub use accounts::{
+    Bootstrap, CreatedOAuthClient, NewUser, RESERVED_USERNAMES, is_username_shaped,
+    validate_username,
+};
+pub use decks::render_deck_html;
+pub use slides::new_slide_id;
+use slides::new_slide_record;
+
+/// How often at most a key's `last_used_at` is written (reads stay read-only otherwise).
+const KEY_TOUCH_INTERVAL_MICROS: i64 = 60 * 1_000_000;
+
+/// Longest `search_decks` query, in characters.
+pub const MAX_SEARCH_CHARS: usize = 200;
+
+/// Length of generated slide ids (62^16 ≈ 2^95 possibilities).
+const SLIDE_ID_LEN: usize = 16;
+
+/// A page of results and its `meta`.
+#[derive(Debug)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub meta: PageMeta,
+}
+
+/// The application core; cheap to clone.
+#[derive(Clone)]
+pub struct Lectern {
+    store: Arc<dyn Store>,
+    /// Public URL without a trailing slash; every URL returned starts with it.
+    public_url: Arc<str>,
+    /// Who hears about first views through share links.
+    notifier: Arc<dyn crate::store::Notifier>,
+}
+
+impl Lectern {
+    /// Builds the core over a store.
+    pub fn new(store: Arc<dyn Store>, public_url: &str) -> Self {
+        Lectern {
+            store,
+            public_url: public_url.trim_end_matches('/').into(),
+            notifier: Arc::new(crate::store::LogNotifier),
+        }
+    }
+
+    /// The same core telling `notifier` about first views through share links.
+    pub fn with_notifier(mut self, notifier: Arc<dyn crate::store::Notifier>) -> Self {
+        self.notifier = notifier;
+        self
+    }
+
+    /// The share-link notifier.
+    pub(crate) fn notifier(&self) -> &dyn crate::store::Notifier {
+        self.notifier.as_ref()
+    }
+
+    /// The store (for the other use-case modules of the core).
+    pub(crate) fn store(&self) -> &dyn Store {
+        self.store.as_ref()
+    }
+
+    /// The public URL, without a trailing slash.
+    pub fn public_url(&self) -> &str {
+        &self.public_url
+    }
+
+    /// Whether storage answers.
+    pub async fn health(&self) -> Result<()> {
+        self.store.ping().await
+    }
+
+    /// Exports waiting for a worker, across all servers (`/metrics`).
+    pub async fn export_queue_depth(&self) -> Result<i64> {
+        self.store.export_queue_depth().await
+    }
+
+    /// Whether other servers share this database, and with it the rate-limit counts.
+    pub fn shares_rate_limits(&self) -> bool {
+        self.store.shares_rate_limits()
+    }
+
+    /// Swaps rate-limit counts with the other servers on this database. See
+    /// [`Store::exchange_rate_usage`].
+    pub async fn exchange_rate_usage(
+        &self,
+        server: &str,
+        bucket: i64,
+        mine: &[(String, u64)],
+    ) -> Result<Vec<crate::store::RateUsage>> {
+        self.store.exchange_rate_usage(server, bucket, mine).await
+    }
+}
+
+/// The administrator's operations (`lectern admin ...`, the first start, and tests that set
+/// up accounts): they act on any account by name, without a caller to check. Only the admin
+/// commands and `serve`'s bootstrap hold one ([`Lectern::admin`]); request adapters (REST,
+/// MCP, web pages) never do.
+pub struct Admin<'a>(&'a Lectern);
+
+impl Lectern {
+    /// The handle of the unchecked administrator operations.
+    pub fn admin(&self) -> Admin<'_> {
+        Admin(self)
+    }
+}
+
+impl Admin<'_> {
+    /// `admin create-user`: a new account (and its team when `--team` names a new one).
+    pub async fn create_user(&self, new: NewUser) -> Result<i64> {
+        self.0.create_user(new).await
+    }
+
+    /// `admin add-to-team`.
+    pub async fn add_to_team(&self, username: &str, team_slug: &str) -> Result<()> {
+        self.0.add_to_team(username, team_slug).await
+    }
+
+    /// `admin remove-from-team`.
+    pub async fn remove_from_team(&self, username: &str) -> Result<()> {
+        self.0.remove_from_team(username).await
+    }
+
+    /// `admin create-api-key`: a new key for the account, shown once.
+    pub async fn create_api_key(&self, username: &str, label: &str) -> Result<Secret> {
+        self.0.create_api_key(username, label).await
+    }
+
+    /// `admin create-oauth-client`.
+    pub async fn create_oauth_client(
+        &self,
+        name: &str,
+        redirect_uris: &[String],
+        public: bool,
+    ) -> Result<CreatedOAuthClient> {
+        self.0
+            .create_oauth_client(name, redirect_uris, public)
+            .await
+    }
+
+    /// The first start of `serve`: the account `admin` with a password and a key.
+    pub async fn bootstrap(&self) -> Result<Option<Bootstrap>> {
+        self.0.bootstrap().await
+    }
+
+    /// `admin import-deck`.
+    pub async fn import_deck(&self, username: &str, imported: ImportedDeck) -> Result<i64> {
+        self.0.import_deck(username, imported).await
+    }
+}

@@ -1,0 +1,251 @@
+//! The slide operations (interface 4.4): list, get, add, update, remove and move, each an
+//! edit the core plans (`layout`) and the store applies in one transaction.
+
+use super::*;
+
+impl Lectern {
+    /// `list_slides` (4.4): summaries in presentation order, paged.
+    pub async fn list_slides(
+        &self,
+        caller: &Caller,
+        deck_id: DeckId,
+        paging: Paging,
+    ) -> Result<Page<SlideSummary>> {
+        caller.require(Scope::Read)?;
+        let deck = self.active_deck(caller, deck_id).await?;
+        let start = paging.offset() as usize;
+        // One slide past the page tells whether its last slide continues a group.
+        let (rows, total) = self
+            .store
+            .slide_prefix(deck.id, start + paging.limit() as usize + 1)
+            .await?;
+        let slots: Vec<SlideSlot> = rows.iter().map(|(slot, _)| slot.clone()).collect();
+        let positions = layout::positions(&slots);
+        let end = (start + paging.limit() as usize).min(rows.len());
+        let items = rows
+            .into_iter()
+            .zip(positions)
+            .skip(start)
+            .take(end.saturating_sub(start))
+            .map(|((_, s), position)| SlideSummary {
+                id: s.id,
+                position,
+                title: s.title,
+                text_preview: s.text_preview,
+                html_bytes: s.html_bytes,
+                has_notes: s.has_notes,
+            })
+            .collect();
+        Ok(Page {
+            items,
+            meta: paging.meta(total),
+        })
+    }
+
+    /// `get_slide` (4.4).
+    pub async fn get_slide(
+        &self,
+        caller: &Caller,
+        deck_id: DeckId,
+        slide_id: &str,
+    ) -> Result<SlideView> {
+        caller.require(Scope::Read)?;
+        let deck = self.active_deck(caller, deck_id).await?;
+        let slide = self
+            .store
+            .get_slide(deck.id, slide_id)
+            .await?
+            .ok_or_else(slide_not_found)?;
+        let slots = self.store.slide_slots(deck.id).await?;
+        Ok(SlideView {
+            position: position_of(&slots, slide_id).ok_or_else(slide_not_found)?,
+            id: slide.id,
+            deck_id: deck.id,
+            html: slide.html,
+            notes: slide.notes,
+        })
+    }
+
+    /// `add_slide` (4.4).
+    pub async fn add_slide(
+        &self,
+        caller: &Caller,
+        deck_id: DeckId,
+        input: AddSlide,
+    ) -> Result<SlidePlace> {
+        caller.require(Scope::Manage)?;
+        let id = new_slide_id();
+        let new_id = id.clone();
+        let edit = self
+            .edit_slides(
+                caller,
+                deck_id,
+                Box::new(move |slots: &[SlideSlot]| {
+                    let plan = layout::add(slots, &new_id, &input.anchor)?;
+                    let slot = plan.insert[0].clone();
+                    Ok(SlideEdit {
+                        insert: vec![new_slide_record(
+                            new_id,
+                            input.html,
+                            input.notes,
+                            slot.rank,
+                            slot.group,
+                        )],
+                        after: layout::apply(slots, &plan),
+                        plan,
+                        content: None,
+                    })
+                }),
+            )
+            .await?;
+        self.place(deck_id, &edit.after, &id)
+    }
+
+    /// `update_slide` (4.4): replaces html and/or notes; the id and position stay.
+    pub async fn update_slide(
+        &self,
+        caller: &Caller,
+        deck_id: DeckId,
+        slide_id: &str,
+        input: UpdateSlide,
+    ) -> Result<SlidePlace> {
+        caller.require(Scope::Manage)?;
+        let id = slide_id.to_string();
+        let edit = self
+            .edit_slides(
+                caller,
+                deck_id,
+                Box::new(move |slots: &[SlideSlot]| {
+                    if !slots.iter().any(|s| s.id == id) {
+                        return Err(slide_not_found());
+                    }
+                    Ok(SlideEdit {
+                        content: Some(SlideContentPatch {
+                            html: input
+                                .html
+                                .map(|h| (h.render(&id), h.title.clone(), h.text_preview.clone())),
+                            notes: input.notes.map(|n| n.map(Notes::into_string)),
+                            id,
+                        }),
+                        after: slots.to_vec(),
+                        ..SlideEdit::default()
+                    })
+                }),
+            )
+            .await?;
+        self.place(deck_id, &edit.after, slide_id)
+    }
+
+    /// `remove_slides` (4.4).
+    pub async fn remove_slides(
+        &self,
+        caller: &Caller,
+        deck_id: DeckId,
+        input: RemoveSlides,
+    ) -> Result<SlideCount> {
+        self.apply_plan(caller, deck_id, move |slots| {
+            layout::remove(slots, &input.slide_ids)
+        })
+        .await
+    }
+
+    /// `move_slides` (4.4).
+    pub async fn move_slides(
+        &self,
+        caller: &Caller,
+        deck_id: DeckId,
+        input: MoveSlides,
+    ) -> Result<SlideCount> {
+        self.apply_plan(caller, deck_id, move |slots| {
+            layout::move_slides(slots, &input.slide_ids, &input.anchor)
+        })
+        .await
+    }
+
+    /// Runs a reordering `plan` of the layout rules in one edit and reports its count.
+    pub(crate) async fn apply_plan(
+        &self,
+        caller: &Caller,
+        deck_id: DeckId,
+        plan: impl FnOnce(&[SlideSlot]) -> Result<layout::Plan> + Send + 'static,
+    ) -> Result<SlideCount> {
+        caller.require(Scope::Manage)?;
+        let edit = self
+            .edit_slides(
+                caller,
+                deck_id,
+                Box::new(move |slots: &[SlideSlot]| {
+                    Ok(SlideEdit {
+                        plan: plan(slots)?,
+                        ..SlideEdit::default()
+                    })
+                }),
+            )
+            .await?;
+        Ok(SlideCount {
+            count: edit.plan.count,
+            missing_slide_ids: edit.plan.missing,
+        })
+    }
+
+    pub(crate) async fn edit_slides(
+        &self,
+        caller: &Caller,
+        deck_id: DeckId,
+        edit: SlideEditFn,
+    ) -> Result<SlideEdit> {
+        let id = deck_id.stored().ok_or_else(Error::deck_not_found)?;
+        self.store
+            .edit_slides(caller.user_id, id, Timestamp::now(), edit)
+            .await?
+            .ok_or_else(Error::deck_not_found)
+    }
+
+    pub(crate) fn place(
+        &self,
+        deck_id: DeckId,
+        after: &[SlideSlot],
+        slide_id: &str,
+    ) -> Result<SlidePlace> {
+        Ok(SlidePlace {
+            id: slide_id.to_string(),
+            deck_id: deck_id.stored().ok_or_else(Error::deck_not_found)?,
+            position: position_of(after, slide_id)
+                .ok_or_else(|| Error::internal("an edited slide is missing from the new order"))?,
+        })
+    }
+}
+
+pub(crate) fn slide_not_found() -> Error {
+    Error::not_found("slide not found in this deck")
+}
+
+/// The position of `slide_id` in an order.
+pub(crate) fn position_of(slots: &[SlideSlot], slide_id: &str) -> Option<Position> {
+    let i = slots.iter().position(|s| s.id == slide_id)?;
+    Some(layout::positions(slots)[i])
+}
+
+/// A new slide's stored record.
+pub(crate) fn new_slide_record(
+    id: String,
+    html: SlideHtml,
+    notes: Option<Notes>,
+    rank: String,
+    group: Option<i64>,
+) -> NewSlideRecord {
+    NewSlideRecord {
+        content: SlideContent {
+            html: html.render(&id),
+            notes: notes.map(Notes::into_string),
+            title: html.title,
+            text_preview: html.text_preview,
+        },
+        slot: SlideSlot { id, rank, group },
+    }
+}
+
+/// A fresh opaque, URL-safe slide id.
+pub fn new_slide_id() -> String {
+    secret::random_alphanumeric(SLIDE_ID_LEN)
+}
