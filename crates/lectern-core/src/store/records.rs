@@ -1,0 +1,462 @@
+//! The records the storage port reads and writes: rows as the core sees them, what a new
+//! row needs, and the closures through which the core decides inside a store transaction.
+
+use crate::Result;
+use crate::deck::{ThemeColor, ThemeFont, Transition, Visibility};
+use crate::layout::{Plan, SlideSlot};
+use crate::time::Timestamp;
+
+/// An account as stored.
+#[derive(Debug, Clone)]
+pub struct UserRecord {
+    pub id: i64,
+    pub username: String,
+    pub email: String,
+    pub name: String,
+    pub description: String,
+    pub website_url: String,
+    pub twitter_handle: String,
+    pub team_id: Option<i64>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+}
+
+/// A new account to store.
+#[derive(Debug, Clone)]
+pub struct NewUserRecord {
+    pub username: String,
+    pub email: String,
+    pub name: String,
+    /// argon2 PHC string, or `None` for an account that cannot sign in on the web.
+    pub password_hash: Option<String>,
+    /// The team the account joins, if any.
+    pub team_id: Option<i64>,
+    pub created_at: Timestamp,
+}
+
+/// An API key row found by its public lookup part, with what authentication needs.
+#[derive(Debug, Clone)]
+pub struct ApiKeyRecord {
+    pub id: i64,
+    pub user_id: i64,
+    pub username: String,
+    pub team_id: Option<i64>,
+    /// SHA-256 of the whole key.
+    pub hash: String,
+    pub last_used_at: Option<Timestamp>,
+}
+
+/// A new API key to store.
+#[derive(Debug, Clone)]
+pub struct NewApiKeyRecord {
+    pub user_id: i64,
+    pub label: String,
+    pub lookup: String,
+    pub hash: String,
+    pub created_at: Timestamp,
+}
+
+/// A new OAuth client to store (the OAuth issue uses it).
+#[derive(Debug, Clone)]
+pub struct NewOAuthClientRecord {
+    pub client_id: String,
+    pub name: String,
+    /// SHA-256 of the client secret; `None` for a public client.
+    pub secret_hash: Option<String>,
+    pub redirect_uris: Vec<String>,
+    pub created_at: Timestamp,
+}
+
+/// A share link as stored.
+#[derive(Debug, Clone)]
+pub struct ShareRecord {
+    pub id: i64,
+    pub deck_id: i64,
+    pub name: String,
+    /// The token in the link's URL (shown to the deck's owner).
+    pub token: String,
+    pub password_protected: bool,
+    pub expires_at: Option<Timestamp>,
+    pub notify_on_view: bool,
+    pub view_count: i64,
+    pub first_viewed_at: Option<Timestamp>,
+    pub created_at: Timestamp,
+}
+
+/// An export as stored.
+#[derive(Debug, Clone)]
+pub struct ExportRecord {
+    pub id: i64,
+    pub deck_id: i64,
+    /// `pdf` or `zip`.
+    pub format: String,
+    /// The options as JSON text.
+    pub options: String,
+    /// `pending`, `completed` or `failed`.
+    pub status: String,
+    pub error: Option<String>,
+    pub attempts: i64,
+    pub file_key: Option<String>,
+    pub created_at: Timestamp,
+    pub completed_at: Option<Timestamp>,
+}
+
+/// What opening a share link needs.
+#[derive(Debug, Clone)]
+pub struct ShareAccess {
+    pub id: i64,
+    pub deck_id: i64,
+    pub name: String,
+    pub token: String,
+    pub password_hash: Option<String>,
+    pub expires_at: Option<Timestamp>,
+    pub revoked_at: Option<Timestamp>,
+    pub notify_on_view: bool,
+}
+
+/// A new share link to store.
+#[derive(Debug, Clone)]
+pub struct NewShareRecord {
+    pub name: String,
+    pub token: String,
+    pub token_hash: String,
+    pub password_hash: Option<String>,
+    pub expires_at: Option<Timestamp>,
+    pub notify_on_view: bool,
+    pub created_at: Timestamp,
+}
+
+/// What signing in needs to know about an account.
+#[derive(Debug, Clone)]
+pub struct LoginRecord {
+    pub user_id: i64,
+    pub password_hash: Option<String>,
+    pub failed_logins: i64,
+    pub last_failed_login_at: Option<Timestamp>,
+}
+
+/// A web session as stored (the id only as its hash).
+#[derive(Debug, Clone)]
+pub struct SessionRecord {
+    pub id_hash: String,
+    pub user_id: i64,
+    pub csrf_token: String,
+    pub created_at: Timestamp,
+    pub expires_at: Timestamp,
+}
+
+/// A signed-in session with its account.
+#[derive(Debug, Clone)]
+pub struct SessionInfo {
+    pub user_id: i64,
+    pub username: String,
+    pub team_id: Option<i64>,
+    pub csrf_token: String,
+    pub expires_at: Timestamp,
+}
+
+/// An API key as the key page lists it (never the key itself).
+#[derive(Debug, Clone)]
+pub struct ApiKeyInfo {
+    pub id: i64,
+    pub label: String,
+    /// The public prefix (`lk_` + 8 characters).
+    pub lookup: String,
+    pub created_at: Timestamp,
+    pub last_used_at: Option<Timestamp>,
+}
+
+/// A registered OAuth client.
+#[derive(Debug, Clone)]
+pub struct OAuthClientRecord {
+    pub client_id: String,
+    pub name: String,
+    /// SHA-256 of the secret; `None` for a public client.
+    pub secret_hash: Option<String>,
+    pub redirect_uris: Vec<String>,
+}
+
+/// An authorization code as stored (bound to everything the token request must repeat).
+#[derive(Debug, Clone)]
+pub struct CodeRecord {
+    pub code_hash: String,
+    pub client_id: String,
+    pub user_id: i64,
+    pub redirect_uri: String,
+    pub scope: String,
+    pub resource: String,
+    pub code_challenge: Option<String>,
+    pub created_at: Timestamp,
+    pub expires_at: Timestamp,
+}
+
+/// A stored code as the exchange found it, locked until the core's decision is carried out.
+#[derive(Debug, Clone)]
+pub struct CodeState {
+    pub code: CodeRecord,
+    /// When it was exchanged (or burnt) before.
+    pub used_at: Option<Timestamp>,
+    /// The grant its first exchange produced.
+    pub grant_id: Option<i64>,
+}
+
+/// A stored refresh token and its grant as a refresh found them, locked until the core's
+/// decision is carried out.
+#[derive(Debug, Clone)]
+pub struct RefreshState {
+    pub token_id: i64,
+    pub grant: GrantRecord,
+    /// When it was rotated before.
+    pub used_at: Option<Timestamp>,
+    /// Whether the token or its grant was revoked.
+    pub revoked: bool,
+    pub expires_at: Timestamp,
+}
+
+/// What the core decided about a presented code or refresh token; the store carries it out
+/// in the transaction that read the state, and decides nothing itself.
+#[derive(Debug, Clone)]
+pub enum TokenWrite {
+    /// Mark the code or refresh token used and store these tokens (a code also gets its grant,
+    /// with the code's client, account, scope and resource).
+    Issue(Box<[NewTokenRecord; 2]>),
+    /// Mark the code used (a failed exchange uses it up); nothing else.
+    UseUp,
+    /// Revoke the grant (a second use of a code or refresh token).
+    RevokeGrant,
+    /// Change nothing.
+    Nothing,
+}
+
+/// The core's decision on a code exchange.
+pub type CodeDecideFn = Box<dyn FnOnce(&CodeState) -> TokenWrite + Send>;
+
+/// The core's decision on a refresh.
+pub type RefreshDecideFn = Box<dyn FnOnce(&RefreshState) -> TokenWrite + Send>;
+
+/// The core's check that a deck has room for one more share link, given the number of its
+/// links that still work (not revoked, not expired at the new link's creation time); run in
+/// the transaction that locks the deck.
+pub type ShareRoomFn = Box<dyn FnOnce(i64) -> Result<()> + Send>;
+
+/// A token to store.
+#[derive(Debug, Clone)]
+pub struct NewTokenRecord {
+    pub token_hash: String,
+    /// `access` or `refresh`.
+    pub kind: &'static str,
+    pub created_at: Timestamp,
+    pub expires_at: Timestamp,
+    /// An access token's own scope when narrower than its grant's (`None`: the grant's).
+    pub scope: Option<String>,
+}
+
+/// A grant (the user's consent to one client) as stored.
+#[derive(Debug, Clone)]
+pub struct GrantRecord {
+    pub id: i64,
+    pub client_id: String,
+    pub user_id: i64,
+    pub scope: String,
+    pub resource: String,
+}
+
+/// A live access token with its account, for authentication.
+#[derive(Debug, Clone)]
+pub struct AccessTokenRecord {
+    pub token_id: i64,
+    pub user_id: i64,
+    pub username: String,
+    pub team_id: Option<i64>,
+    pub scope: String,
+    pub resource: String,
+    pub expires_at: Timestamp,
+}
+
+/// A deck as stored, with its owner's username (for URLs) and its slide count.
+#[derive(Debug, Clone)]
+pub struct DeckRecord {
+    pub id: i64,
+    pub owner_id: i64,
+    pub owner_username: String,
+    pub title: String,
+    pub description: String,
+    pub slug: String,
+    pub visibility: Visibility,
+    pub css: String,
+    pub width: i64,
+    pub height: i64,
+    pub margin: f64,
+    pub transition: Transition,
+    pub background_transition: Transition,
+    pub rtl: bool,
+    pub loop_: bool,
+    pub theme_font: ThemeFont,
+    pub theme_color: ThemeColor,
+    pub language: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub trashed_at: Option<Timestamp>,
+    pub slide_count: i64,
+    /// The owner's display name (team decks show it).
+    pub owner_name: String,
+    /// The owner's team (who may view a `team` deck).
+    pub owner_team_id: Option<i64>,
+    /// Names the deck's current thumbnail image, once one was drawn.
+    pub thumbnail_token: Option<String>,
+}
+
+/// A team as stored.
+#[derive(Debug, Clone)]
+pub struct TeamRecord {
+    pub id: i64,
+    pub name: String,
+    pub slug: String,
+    pub created_at: Timestamp,
+}
+
+/// A deck as a team list shows it.
+#[derive(Debug, Clone)]
+pub struct TeamDeckListRecord {
+    pub id: i64,
+    pub title: String,
+    pub description: String,
+    pub slug: String,
+    pub visibility: Visibility,
+    pub owner_id: i64,
+    pub owner_name: String,
+    pub owner_username: String,
+    pub thumbnail_token: Option<String>,
+}
+
+/// A deck found by `search_decks`.
+#[derive(Debug, Clone)]
+pub struct DeckSearchRecord {
+    pub deck: TeamDeckListRecord,
+    /// Whether the title matched (else a slide did).
+    pub title_matched: bool,
+}
+
+/// The few columns a deck list shows.
+#[derive(Debug, Clone)]
+pub struct DeckListRecord {
+    pub id: i64,
+    pub title: String,
+    pub description: String,
+    pub slug: String,
+    pub trashed_at: Option<Timestamp>,
+    pub thumbnail_token: Option<String>,
+}
+
+/// A new deck to store; the backend picks the slug (see [`crate::deck::unique_slug`]).
+#[derive(Debug, Clone)]
+pub struct NewDeckRecord {
+    pub owner_id: i64,
+    pub title: String,
+    pub description: String,
+    /// The base slug from the title; the backend makes it unique per owner.
+    pub slug_base: String,
+    pub visibility: Visibility,
+    pub width: i64,
+    pub height: i64,
+    pub margin: f64,
+    pub theme_color: ThemeColor,
+    pub theme_font: ThemeFont,
+    pub transition: Transition,
+    pub background_transition: Transition,
+    pub language: String,
+    /// The slides in presentation order, with their order keys and groups.
+    pub slides: Vec<NewSlideRecord>,
+    pub created_at: Timestamp,
+}
+
+/// A slide's content as stored, with the summary derived from it.
+#[derive(Debug, Clone)]
+pub struct SlideContent {
+    /// The section with its `data-id` already set.
+    pub html: String,
+    pub notes: Option<String>,
+    /// Text of the first heading.
+    pub title: String,
+    /// Visible text, collapsed and cut.
+    pub text_preview: String,
+}
+
+/// A new slide to store: its place and content.
+#[derive(Debug, Clone)]
+pub struct NewSlideRecord {
+    pub slot: SlideSlot,
+    pub content: SlideContent,
+}
+
+/// A change of one slide's content; `None` keeps the current value.
+#[derive(Debug, Clone)]
+pub struct SlideContentPatch {
+    pub id: String,
+    /// New html with its title and preview.
+    pub html: Option<(String, String, String)>,
+    /// New notes; `Some(None)` clears them.
+    pub notes: Option<Option<String>>,
+}
+
+/// A slide's place and HTML, for building a deck's HTML.
+#[derive(Debug, Clone)]
+pub struct SlideHtmlRecord {
+    pub slot: SlideSlot,
+    pub html: String,
+    pub notes: Option<String>,
+}
+
+/// The summary columns of a slide.
+#[derive(Debug, Clone)]
+pub struct SlideSummaryRecord {
+    pub id: String,
+    pub title: String,
+    pub text_preview: String,
+    pub html_bytes: i64,
+    pub has_notes: bool,
+}
+
+/// One slide's content.
+#[derive(Debug, Clone)]
+pub struct SlideRecord {
+    pub id: String,
+    pub html: String,
+    pub notes: Option<String>,
+}
+
+/// What a slide edit writes, decided by the core from the deck's current order.
+#[derive(Debug, Clone, Default)]
+pub struct SlideEdit {
+    /// Order changes, deletions, and the count and missing ids to report.
+    pub plan: Plan,
+    /// New slides (their slots are also in `plan.insert`).
+    pub insert: Vec<NewSlideRecord>,
+    /// A content change of one existing slide.
+    pub content: Option<SlideContentPatch>,
+    /// The deck's order after the edit, when the answer needs a position (else empty).
+    pub after: Vec<SlideSlot>,
+}
+
+/// The core's decision, made inside the backend's transaction from the current order.
+pub type SlideEditFn = Box<dyn FnOnce(&[SlideSlot]) -> Result<SlideEdit> + Send>;
+
+/// Which of an owner's decks a list shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeckListKind {
+    /// Not in the trash, newest first.
+    Active,
+    /// In the trash, most recently trashed first.
+    Trashed,
+    /// Visibility `all` and not in the trash, newest first (the profile page).
+    Public,
+}
+
+/// Another server's requests under one rate-limit key in one 10-second bucket.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RateUsage {
+    pub server: String,
+    pub key: String,
+    pub bucket: i64,
+    pub requests: u64,
+}
