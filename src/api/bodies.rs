@@ -15,7 +15,11 @@ use utoipa::ToSchema;
 #[serde(deny_unknown_fields)]
 pub struct NewSlideBody {
     /// One `<section>` element, no nested sections; omitted: a blank slide.
-    #[schema(required = false, example = "<section><h2>Hello</h2></section>")]
+    #[schema(
+        required = false,
+        max_length = 1000000,
+        example = "<section><h2>Hello</h2></section>"
+    )]
     pub html: String,
     /// Speaker notes, up to 10,000 characters, or null.
     #[schema(max_length = 10000)]
@@ -26,15 +30,17 @@ pub struct NewSlideBody {
 #[derive(Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateDeckBody {
-    #[schema(required = false)]
+    /// Up to 255 characters.
+    #[schema(required = false, max_length = 255)]
     pub title: String,
-    #[schema(required = false)]
+    /// Up to 5,000 characters.
+    #[schema(required = false, max_length = 5000)]
     pub description: String,
     /// Canvas width in pixels; default 1280.
-    #[schema(required = false, minimum = 1)]
+    #[schema(required = false, minimum = 1, maximum = 2147483647)]
     pub width: i64,
     /// Canvas height in pixels; default 720.
-    #[schema(required = false, minimum = 1)]
+    #[schema(required = false, minimum = 1, maximum = 2147483647)]
     pub height: i64,
     /// Space around the slide content, 0..1.
     #[schema(required = false, minimum = 0.0, maximum = 1.0)]
@@ -55,13 +61,13 @@ pub struct CreateDeckBody {
 #[derive(Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateDeckBody {
-    #[schema(required = false)]
+    #[schema(required = false, max_length = 255)]
     pub title: String,
-    #[schema(required = false)]
+    #[schema(required = false, max_length = 5000)]
     pub description: String,
-    #[schema(required = false, minimum = 1)]
+    #[schema(required = false, minimum = 1, maximum = 2147483647)]
     pub width: i64,
-    #[schema(required = false, minimum = 1)]
+    #[schema(required = false, minimum = 1, maximum = 2147483647)]
     pub height: i64,
     #[schema(required = false, minimum = 0.0, maximum = 1.0)]
     pub margin: f64,
@@ -78,7 +84,7 @@ pub struct UpdateDeckBody {
 #[serde(deny_unknown_fields)]
 pub struct AddSlideBody {
     /// One `<section>`, no nested sections; omitted: an empty section.
-    #[schema(required = false)]
+    #[schema(required = false, max_length = 1000000)]
     pub html: String,
     /// Speaker notes, up to 10,000 characters, or null.
     #[schema(max_length = 10000)]
@@ -105,7 +111,7 @@ pub struct RemoveSlidesBody {
 #[serde(deny_unknown_fields)]
 pub struct UpdateSlideBody {
     /// The complete new `<section>`; omitted keeps the current one.
-    #[schema(required = false)]
+    #[schema(required = false, max_length = 1000000)]
     pub html: String,
     /// New notes (up to 10,000 characters), or null to clear; omitted keeps them.
     #[schema(max_length = 10000)]
@@ -169,4 +175,66 @@ pub struct CreateExportBody {
     /// PDF only: one page per fragment step.
     #[schema(required = false)]
     pub separate_fragments: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use lectern_core::{deck, html, share, slide};
+    use serde_json::Value;
+    use utoipa::OpenApi;
+
+    /// The limits written in the body schemas above are the core's constants: utoipa takes
+    /// only literals, so this test is what keeps the two one fact.
+    #[test]
+    fn body_limits_are_the_cores_constants() {
+        let doc = serde_json::to_value(crate::api::openapi::ApiDoc::openapi()).unwrap();
+        let field =
+            |body: &str, name: &str| doc["components"]["schemas"][body]["properties"][name].clone();
+        let max_len = |v: Value| v["maxLength"].as_u64().unwrap() as usize;
+        for body in ["CreateDeckBody", "UpdateDeckBody"] {
+            assert_eq!(
+                max_len(field(body, "title")),
+                deck::MAX_TITLE_CHARS,
+                "{body}"
+            );
+            assert_eq!(
+                max_len(field(body, "description")),
+                deck::MAX_DESCRIPTION_CHARS,
+                "{body}"
+            );
+            for side in ["width", "height"] {
+                assert_eq!(
+                    field(body, side)["maximum"].as_i64(),
+                    Some(deck::MAX_CANVAS_PX),
+                    "{body}"
+                );
+            }
+        }
+        for body in ["NewSlideBody", "AddSlideBody", "UpdateSlideBody"] {
+            assert_eq!(
+                max_len(field(body, "html")),
+                html::MAX_SLIDE_HTML_BYTES,
+                "{body}"
+            );
+            assert_eq!(
+                max_len(field(body, "notes")),
+                html::MAX_NOTES_CHARS,
+                "{body}"
+            );
+        }
+        for body in ["RemoveSlidesBody", "MoveSlidesBody"] {
+            let ids = field(body, "slide_ids");
+            assert_eq!(
+                ids["maxItems"].as_u64().unwrap() as usize,
+                slide::MAX_SLIDE_IDS,
+                "{body}"
+            );
+        }
+        for name in ["name", "password"] {
+            assert_eq!(
+                max_len(field("CreateShareBody", name)),
+                share::MAX_SHARE_TEXT
+            );
+        }
+    }
 }

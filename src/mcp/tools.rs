@@ -9,7 +9,6 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use lectern_core::auth::Scope;
-use lectern_core::deck::{ThemeColor, ThemeFont, Visibility};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 use utoipa::OpenApi;
@@ -182,53 +181,25 @@ fn slide_ids(max: u32, what: &str) -> Value {
     json!({"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": max, "uniqueItems": true, "description": what})
 }
 
-fn html() -> Value {
-    json!({"type": "string", "maxLength": lectern_core::html::MAX_SLIDE_HTML_BYTES, "description": "Exactly one <section> element (no nested <section>, only allowed attributes on it; see get_authoring_guide)"})
-}
-
-fn notes() -> Value {
-    json!({"type": ["string", "null"], "maxLength": lectern_core::html::MAX_NOTES_CHARS, "description": "Speaker notes (plain text, at most 10,000 characters); null for none"})
-}
-
-fn values(all: impl Iterator<Item = &'static str>) -> Value {
-    Value::Array(all.map(|s| json!(s)).collect())
-}
-
-fn deck_fields() -> serde_json::Map<String, Value> {
-    let mut m = serde_json::Map::new();
-    m.insert(
-        "title".into(),
-        json!({"type": "string", "maxLength": lectern_core::deck::MAX_TITLE_CHARS}),
-    );
-    m.insert(
-        "description".into(),
-        json!({"type": "string", "maxLength": lectern_core::deck::MAX_DESCRIPTION_CHARS}),
-    );
-    m.insert(
-        "width".into(),
-        json!({"type": "integer", "minimum": 1, "maximum": lectern_core::deck::MAX_CANVAS_PX, "description": "Canvas width in pixels (default 1280)"}),
-    );
-    m.insert(
-        "height".into(),
-        json!({"type": "integer", "minimum": 1, "maximum": lectern_core::deck::MAX_CANVAS_PX, "description": "Canvas height in pixels (default 720)"}),
-    );
-    m.insert(
-        "margin".into(),
-        json!({"type": "number", "minimum": 0, "maximum": 1, "description": "Viewport margin factor around the scaled presentation (default 0); not padding inside slides"}),
-    );
-    m.insert(
-        "theme_color".into(),
-        json!({"type": "string", "enum": values(ThemeColor::ALL.iter().map(|v| v.as_str())), "description": "Color preset (default white-blue)"}),
-    );
-    m.insert(
-        "theme_font".into(),
-        json!({"type": "string", "enum": values(ThemeFont::ALL.iter().map(|v| v.as_str())), "description": "Font preset (default montserrat)"}),
-    );
-    m.insert(
-        "visibility".into(),
-        json!({"type": "string", "enum": values(Visibility::ALL.iter().map(|v| v.as_str())), "description": "all: anyone with the URL; self: only the owner (default); team: members of the owner's team (team accounts only)"}),
-    );
-    m
+/// A write tool's input: the REST request body's schema from the OpenAPI description (refs
+/// inlined) plus the ids REST takes from the path, so both interfaces describe the same
+/// fields with the same limits (the core's constants, see `api::bodies`).
+fn body_input(body: &str, ids: Value, required_ids: &[&str]) -> Value {
+    let doc = openapi();
+    let schema = resolve(&doc["components"]["schemas"][body], doc, 0);
+    let mut properties = schema["properties"]
+        .as_object()
+        .cloned()
+        .expect("every body schema has properties");
+    properties.extend(ids.as_object().cloned().expect("ids are an object"));
+    let mut required: Vec<Value> = required_ids.iter().map(|id| json!(id)).collect();
+    required.extend(schema["required"].as_array().cloned().unwrap_or_default());
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": required,
+        "additionalProperties": false,
+    })
 }
 
 fn input(properties: Value, required: &[&str]) -> Value {
@@ -264,50 +235,22 @@ fn deck_id_only() -> Value {
 }
 
 fn create_deck_input() -> Value {
-    let mut p = deck_fields();
-    p.insert(
-        "slides".into(),
-        json!({
-            "type": "array",
-            "minItems": 1,
-            "description": "The slides in order (at least one); omit for one blank slide",
-            "items": {
-                "type": "object",
-                "properties": {"html": html(), "notes": notes()},
-                "additionalProperties": false
-            }
-        }),
-    );
-    input(Value::Object(p), &[])
+    body_input("CreateDeckBody", json!({}), &[])
 }
 
 fn update_deck_input() -> Value {
-    let mut p = deck_fields();
-    p.insert("id".into(), deck_id());
-    input(Value::Object(p), &["id"])
-}
-
-fn insert_ref(which: &str) -> Value {
-    json!({"type": "string", "description": format!("Insert {which} this slide (a slide id); it joins that slide's vertical group if it is in one")})
+    body_input("UpdateDeckBody", json!({"id": deck_id()}), &["id"])
 }
 
 fn add_slide_input() -> Value {
-    input(
-        json!({
-            "deck_id": deck_id(),
-            "html": html(),
-            "notes": notes(),
-            "insert_before_slide_id": insert_ref("before"),
-            "insert_after_slide_id": insert_ref("after"),
-        }),
-        &["deck_id"],
-    )
+    body_input("AddSlideBody", json!({"deck_id": deck_id()}), &["deck_id"])
 }
 
 fn remove_slides_input() -> Value {
-    input(
-        json!({"deck_id": deck_id(), "slide_ids": slide_ids(200, "Ids of the slides to remove (1 to 200, unique)")}),
-        &["deck_id", "slide_ids"],
+    body_input(
+        "RemoveSlidesBody",
+        json!({"deck_id": deck_id()}),
+        &["deck_id"],
     )
 }
 
@@ -319,38 +262,25 @@ fn slide_ref_input() -> Value {
 }
 
 fn update_slide_input() -> Value {
-    input(
-        json!({
-            "deck_id": deck_id(),
-            "slide_id": slide_id(),
-            "html": {"type": "string", "description": "The complete new <section> (replaces the old one); omit to keep it"},
-            "notes": {"type": ["string", "null"], "maxLength": lectern_core::html::MAX_NOTES_CHARS, "description": "New speaker notes; null clears them; omit to keep them"},
-        }),
+    body_input(
+        "UpdateSlideBody",
+        json!({"deck_id": deck_id(), "slide_id": slide_id()}),
         &["deck_id", "slide_id"],
     )
 }
 
 fn move_slides_input() -> Value {
-    input(
-        json!({
-            "deck_id": deck_id(),
-            "slide_ids": slide_ids(200, "Ids of the slides to move, in the order they should end up (1 to 200, unique)"),
-            "insert_before_slide_id": {"type": "string", "description": "Target slide (not one being moved): put the slides before it. Give exactly one of the two insert fields"},
-            "insert_after_slide_id": {"type": "string", "description": "Target slide (not one being moved): put the slides after it. Give exactly one of the two insert fields"},
-        }),
-        &["deck_id", "slide_ids"],
+    body_input(
+        "MoveSlidesBody",
+        json!({"deck_id": deck_id()}),
+        &["deck_id"],
     )
 }
 
 fn create_share_input() -> Value {
-    input(
-        json!({
-            "deck_id": deck_id(),
-            "name": {"type": "string", "maxLength": 255, "description": "A label for the link"},
-            "password": {"type": "string", "minLength": 1, "maxLength": 255, "description": "Recipients must enter it before viewing; never returned"},
-            "expires_at": {"type": ["string", "null"], "format": "date-time", "description": "ISO 8601 time after which the link stops working; null for never"},
-            "notify_on_view": {"type": "boolean", "description": "E-mail the owner at the first view through the link"},
-        }),
+    body_input(
+        "CreateShareBody",
+        json!({"deck_id": deck_id()}),
         &["deck_id"],
     )
 }
@@ -363,16 +293,10 @@ fn revoke_share_input() -> Value {
 }
 
 fn create_export_input() -> Value {
-    input(
-        json!({
-            "deck_id": deck_id(),
-            "format": {"type": "string", "enum": ["pdf", "zip"], "description": "pdf: one page per slide; zip: a self-contained HTML presentation"},
-            "margin": {"type": "number", "minimum": 0, "maximum": 0.2, "description": "PDF only: margin around each page"},
-            "slide_number": {"type": "boolean", "description": "PDF only: print slide numbers"},
-            "slide_notes": {"type": "boolean", "description": "PDF only: print speaker notes"},
-            "separate_fragments": {"type": "boolean", "description": "PDF only: one page per fragment step"},
-        }),
-        &["deck_id", "format"],
+    body_input(
+        "CreateExportBody",
+        json!({"deck_id": deck_id()}),
+        &["deck_id"],
     )
 }
 

@@ -176,6 +176,25 @@ async fn the_tool_list_has_every_operation_and_the_extra_tools_with_schemas_and_
         tool("list_decks").input_schema["properties"]["per_page"]["maximum"],
         100
     );
+    // Write tools take the REST bodies' fields with the same limits, plus the path ids.
+    let create = &tool("create_deck").input_schema["properties"];
+    assert_eq!(create["title"]["maxLength"], 255);
+    assert_eq!(create["theme_color"]["enum"].as_array().unwrap().len(), 18);
+    assert_eq!(
+        create["slides"]["items"]["properties"]["notes"]["maxLength"],
+        10000
+    );
+    let add = &tool("add_slide").input_schema;
+    assert_eq!(add["required"], serde_json::json!(["deck_id"]));
+    assert!(add["properties"]["insert_after_slide_id"].is_object());
+    assert_eq!(
+        tool("move_slides").input_schema["properties"]["slide_ids"]["maxItems"],
+        200
+    );
+    assert_eq!(
+        tool("create_deck_export").input_schema["required"],
+        serde_json::json!(["deck_id", "format"])
+    );
     client.cancel().await.unwrap();
 }
 
