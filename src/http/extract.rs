@@ -8,7 +8,7 @@ use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use lectern_core::auth::{Caller, Scope};
-use lectern_core::ids::{DeckId, ExportId, ShareId};
+use lectern_core::ids::{DeckId, ExportId, ShareId, SlideId};
 use serde_json::Value;
 
 use crate::app::AppState;
@@ -171,14 +171,16 @@ impl<S: Send + Sync> FromRequestParts<S> for IdPath {
 }
 
 /// The `{slide_id}` path segment: an opaque slide id.
-pub struct SlideIdPath(pub String);
+pub struct SlideIdPath(pub SlideId);
 
 impl<S: Send + Sync> FromRequestParts<S> for SlideIdPath {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
         let mut params = path_params(parts, state).await?;
-        Ok(SlideIdPath(params.remove("slide_id").unwrap_or_default()))
+        Ok(SlideIdPath(SlideId(
+            params.remove("slide_id").unwrap_or_default(),
+        )))
     }
 }
 

@@ -15,7 +15,7 @@ use lectern_core::auth::Caller;
 use lectern_core::auth::Resource;
 use lectern_core::deck::{DeckPatch, NewDeck};
 use lectern_core::export::{NewExport, POLL_AFTER_SECONDS};
-use lectern_core::ids::IntegerId;
+use lectern_core::ids::{IntegerId, SlideId};
 use lectern_core::params::{Paging, parse_bool};
 use lectern_core::secret::Secret;
 use lectern_core::share::NewShare;
@@ -230,12 +230,12 @@ impl LecternMcp {
             }
             Op::GetSlide => {
                 let deck = take_id(&mut args, "deck_id")?;
-                let slide = take_str(&mut args, "slide_id")?;
+                let slide = SlideId(take_str(&mut args, "slide_id")?);
                 Output::data(core.get_slide(caller, deck, &slide).await?)
             }
             Op::UpdateSlide => {
                 let deck = take_id(&mut args, "deck_id")?;
-                let slide = take_str(&mut args, "slide_id")?;
+                let slide = SlideId(take_str(&mut args, "slide_id")?);
                 let input = UpdateSlide::from_json(body(args))?;
                 Output::data(core.update_slide(caller, deck, &slide, input).await?)
             }
@@ -300,7 +300,10 @@ impl LecternMcp {
                 let mut slides = Vec::new();
                 let mut missing = Vec::new();
                 for id in ids {
-                    match core.get_slide(caller, deck_id.into(), &id).await {
+                    match core
+                        .get_slide(caller, deck_id.into(), &SlideId(id.clone()))
+                        .await
+                    {
                         Ok(slide) => slides.push(slide),
                         Err(Error::NotFound(_)) => missing.push(id),
                         Err(e) => return Err(e.into()),
@@ -315,7 +318,7 @@ impl LecternMcp {
             }
             Op::GetSlideScreenshot => {
                 let deck = take_id(&mut args, "deck_id")?;
-                let slide_id = take_str(&mut args, "slide_id")?;
+                let slide_id = SlideId(take_str(&mut args, "slide_id")?);
                 let slide = core.get_slide(caller, deck, &slide_id).await?;
                 let viewed = core.own_deck_for_rendering(caller, deck).await?;
                 let h = slide.position.horizontal as usize;

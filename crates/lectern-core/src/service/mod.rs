@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::auth::{Caller, Credential, Scope};
 use crate::deck::{DeckPatch, MAX_TITLE_CHARS, NewDeck, NewSlide, Visibility, defaults, slugify};
 use crate::html::{Notes, SlideHtml};
-use crate::ids::DeckId;
+use crate::ids::{DeckId, SlideId};
 use crate::import::ImportedDeck;
 use crate::layout::{self, Position, SlideSlot};
 use crate::params::{PageMeta, Paging};

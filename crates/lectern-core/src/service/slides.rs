@@ -47,18 +47,18 @@ impl Lectern {
         &self,
         caller: &Caller,
         deck_id: DeckId,
-        slide_id: &str,
+        slide_id: &SlideId,
     ) -> Result<SlideView> {
         caller.require(Scope::Read)?;
         let deck = self.active_deck(caller, deck_id).await?;
         let slide = self
             .store
-            .get_slide(deck.id, slide_id)
+            .get_slide(deck.id, slide_id.as_str())
             .await?
             .ok_or_else(slide_not_found)?;
         let slots = self.store.slide_slots(deck.id).await?;
         Ok(SlideView {
-            position: position_of(&slots, slide_id).ok_or_else(slide_not_found)?,
+            position: position_of(&slots, slide_id.as_str()).ok_or_else(slide_not_found)?,
             id: slide.id,
             deck_id: deck.id,
             html: slide.html,
@@ -106,11 +106,11 @@ impl Lectern {
         &self,
         caller: &Caller,
         deck_id: DeckId,
-        slide_id: &str,
+        slide_id: &SlideId,
         input: UpdateSlide,
     ) -> Result<SlidePlace> {
         caller.require(Scope::Manage)?;
-        let id = slide_id.to_string();
+        let id = slide_id.as_str().to_string();
         let edit = self
             .edit_slides(
                 caller,
@@ -133,7 +133,7 @@ impl Lectern {
                 }),
             )
             .await?;
-        self.place(deck_id, &edit.after, slide_id)
+        self.place(deck_id, &edit.after, slide_id.as_str())
     }
 
     /// `remove_slides` (4.4).
