@@ -47,6 +47,29 @@ async fn page(b: &reqwest::Client, url: &str) -> (StatusCode, String, reqwest::h
     (status, r.text().await.unwrap(), headers)
 }
 
+/// The team address of the team deck titled `title`, from `list_team_decks` as `member`.
+async fn team_deck_url(app: &TestApp, member: &TestUser, title: &str) -> String {
+    let decks = app
+        .call(
+            reqwest::Method::GET,
+            "/v1/team/decks",
+            Some(&member.key),
+            None,
+        )
+        .await;
+    decks.expect(200);
+    decks
+        .data()
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["title"] == title)
+        .unwrap()["url"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 async fn deck_url(app: &TestApp, user: &TestUser, body: serde_json::Value) -> String {
     let r = app.create_deck(&user.key, body).await;
     r.expect(201);
@@ -135,23 +158,7 @@ async fn speaker_notes_reach_no_one_but_the_owner() {
     .await;
     let link_url = link["url"].as_str().unwrap().to_string();
     let token = link_url.split("token=").nth(1).unwrap().to_string();
-    let team_address = app
-        .call(
-            reqwest::Method::GET,
-            "/v1/team/decks",
-            Some(&mate.key),
-            None,
-        )
-        .await
-        .data()
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["title"] == "Crew")
-        .unwrap()["url"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let team_address = team_deck_url(&app, &mate, "Crew").await;
     let anon = signed_in(&app, None).await;
     let visitor = signed_in(&app, None).await;
     let right = visitor
@@ -249,18 +256,7 @@ async fn private_and_team_decks_show_only_to_who_may_see_them() {
         }
     }
     // The team address of a team deck works for members only.
-    let team_url = app
-        .call(
-            reqwest::Method::GET,
-            "/v1/team/decks",
-            Some(&mate.key),
-            None,
-        )
-        .await
-        .data()[0]["url"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let team_url = team_deck_url(&app, &mate, "Ours").await;
     assert_eq!(page(&mia, &team_url).await.0, 200);
     assert_eq!(page(&sam, &team_url).await.0, 404);
     // Only the owner gets the edit page.
