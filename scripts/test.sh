@@ -18,6 +18,11 @@ cd "$(dirname "$0")/.."
 if [ -z "${LECTERN_TEST_POSTGRES_URL+set}" ]; then
   if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then
     export LECTERN_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:5432/test"
+  elif [ "${CI:-}" = "true" ]; then
+    echo "error: CI=true and no PostgreSQL answers on 127.0.0.1:5432; the PostgreSQL half of" >&2
+    echo "the suite must run in CI (start it: pg_ctlcluster --skip-systemctl-redirect" >&2
+    echo "\$(ls /etc/postgresql) main start, as .ci/run does), or set LECTERN_TEST_POSTGRES_URL" >&2
+    exit 1
   else
     echo "note: no PostgreSQL on 127.0.0.1:5432; the PostgreSQL run is skipped" >&2
   fi

@@ -175,7 +175,8 @@ pub struct CreateExportBody {
 
 #[cfg(test)]
 mod tests {
-    use lectern_core::{deck, html, share, slide};
+    use lectern_core::service::shares as share;
+    use lectern_core::{deck, html, slide};
     use serde_json::Value;
     use utoipa::OpenApi;
 

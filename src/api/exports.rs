@@ -7,7 +7,7 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use lectern_core::export::{ExportView, NewExport, POLL_AFTER_SECONDS};
+use lectern_core::service::exports::{ExportView, NewExport, POLL_AFTER_SECONDS};
 use serde::Serialize;
 
 use crate::api::{Envelope, data};

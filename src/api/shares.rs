@@ -4,7 +4,7 @@ use crate::api::bodies::CreateShareBody;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use lectern_core::share::{NewShare, ShareView};
+use lectern_core::service::shares::{NewShare, ShareView};
 use serde::Serialize;
 
 use crate::api::{Envelope, data};

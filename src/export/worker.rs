@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use lectern_core::Lectern;
-use lectern_core::export::ExportOptions;
+use lectern_core::service::exports::ExportOptions;
 use lectern_core::store::ExportRecord;
 use tokio::sync::Notify;
 
@@ -233,7 +233,7 @@ impl Exporter {
 /// the MCP server's `get_slide_screenshot`).
 pub async fn slide_png(
     pdf: &PdfRenderer,
-    deck: &lectern_core::viewer::ViewedDeck,
+    deck: &lectern_core::service::viewer::ViewedDeck,
     h: usize,
     v: usize,
 ) -> Result<Vec<u8>, PdfError> {

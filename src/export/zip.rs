@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use lectern_core::viewer::ViewedDeck;
+use lectern_core::service::viewer::ViewedDeck;
 
 use crate::web::viewer::{Mode, PrintOptions, deck_document, offline_assets};
 

@@ -6,6 +6,7 @@
 
 pub mod guide;
 pub mod http;
+mod schemas;
 pub mod tools;
 
 use std::sync::Arc;
@@ -14,11 +15,11 @@ use base64::Engine;
 use lectern_core::auth::Caller;
 use lectern_core::auth::Resource;
 use lectern_core::deck::{DeckPatch, NewDeck};
-use lectern_core::export::{NewExport, POLL_AFTER_SECONDS};
 use lectern_core::ids::{IntegerId, SlideId};
 use lectern_core::params::{Paging, parse_bool};
 use lectern_core::secret::Secret;
-use lectern_core::share::NewShare;
+use lectern_core::service::exports::{NewExport, POLL_AFTER_SECONDS};
+use lectern_core::service::shares::NewShare;
 use lectern_core::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
 use lectern_core::{Error, Lectern};
 use rmcp::model::{

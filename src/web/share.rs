@@ -11,7 +11,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use lectern_core::secret::Secret;
-use lectern_core::share::{SHARE_PASS_SECONDS, ShareProblem};
+use lectern_core::service::shares::{SHARE_PASS_SECONDS, ShareProblem};
 use lectern_core::store::ShareAccess;
 
 use crate::app::AppState;

@@ -6,7 +6,7 @@
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use lectern_core::viewer::ViewedDeck;
+use lectern_core::service::viewer::ViewedDeck;
 use rust_embed::RustEmbed;
 use serde_json::json;
 

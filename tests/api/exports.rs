@@ -309,7 +309,7 @@ async fn a_queued_job_survives_a_restart_and_a_dying_browser_ends_it_failed() {
     use lectern::export::files::LocalFiles;
     use lectern::export::pdf::PdfRenderer;
     use lectern::export::worker::{Exporter, MAX_ATTEMPTS};
-    use lectern_core::export::NewExport;
+    use lectern_core::service::exports::NewExport;
 
     // A database with jobs queued while no worker ran (a server that stopped after queueing).
     let dir = tempfile::tempdir().unwrap();

@@ -88,7 +88,7 @@ async fn a_round_trip_through_postgres_keeps_every_row() {
     core.trash_deck(&caller, plain.meta.id.into())
         .await
         .unwrap();
-    let share = lectern_core::share::NewShare::from_json(Some(json!({
+    let share = lectern_core::service::shares::NewShare::from_json(Some(json!({
         "name": "board", "password": "pw", "expires_at": "2030-01-01T00:00:00Z", "notify_on_view": true
     })))
     .unwrap();
@@ -96,7 +96,7 @@ async fn a_round_trip_through_postgres_keeps_every_row() {
         .await
         .unwrap();
     // An export job, and the download-signing secret (made on the first link check).
-    let export = lectern_core::export::NewExport::from_json(Some(
+    let export = lectern_core::service::exports::NewExport::from_json(Some(
         json!({"format": "pdf", "slide_notes": true}),
     ))
     .unwrap();

@@ -20,17 +20,20 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::Request;
-use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::net::TcpStream;
 use tokio::process::{Child, Command};
+
+mod client;
+mod exports;
+mod pgdb;
+
+use client::{Target, get, load, once, post, print_row};
+use exports::{export_bench, settle_thumbnails};
+use pgdb::BenchDatabase;
 
 const SCENARIOS: &[&str] = &[
     "get_deck",
@@ -48,30 +51,6 @@ const SCENARIOS: &[&str] = &[
 
 /// `--rate-limit N` for the server under test (default 0: off, as the load uses one key).
 static RATE_LIMIT: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
-
-/// One request shape of a scenario.
-#[derive(Clone)]
-struct Target {
-    method: hyper::Method,
-    path: String,
-    key: Option<String>,
-    body: Option<Bytes>,
-}
-
-/// What a load run measured.
-struct Outcome {
-    requests: u64,
-    errors: u64,
-    elapsed: Duration,
-    p50: Duration,
-    p99: Duration,
-}
-
-impl Outcome {
-    fn rps(&self) -> f64 {
-        self.requests as f64 / self.elapsed.as_secs_f64()
-    }
-}
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -311,186 +290,6 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A PostgreSQL database made for one bench run and dropped after it.
-struct BenchDatabase {
-    url: String,
-    admin_url: String,
-    name: String,
-}
-
-impl BenchDatabase {
-    async fn create(admin_url: &str) -> anyhow::Result<Self> {
-        use sqlx::Connection;
-        let name = format!("lectern_bench_{}", std::process::id());
-        let mut conn = sqlx::PgConnection::connect(admin_url).await?;
-        let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
-        sqlx::query(sqlx::AssertSqlSafe(sql))
-            .execute(&mut conn)
-            .await?;
-        let sql = format!("CREATE DATABASE {name}");
-        sqlx::query(sqlx::AssertSqlSafe(sql))
-            .execute(&mut conn)
-            .await?;
-        let base = admin_url.split('?').next().unwrap_or(admin_url);
-        let (server, _) = base.rsplit_once('/').context("the URL names a database")?;
-        Ok(BenchDatabase {
-            url: format!("{server}/{name}"),
-            admin_url: admin_url.to_string(),
-            name,
-        })
-    }
-
-    async fn drop_database(self) -> anyhow::Result<()> {
-        use sqlx::Connection;
-        let mut conn = sqlx::PgConnection::connect(&self.admin_url).await?;
-        let sql = format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name);
-        sqlx::query(sqlx::AssertSqlSafe(sql))
-            .execute(&mut conn)
-            .await?;
-        Ok(())
-    }
-}
-
-/// Waits until the server has drawn the fixture decks' thumbnails (when it has a Chromium),
-/// so that background drawing does not run during a measurement.
-async fn settle_thumbnails(addr: SocketAddr, key: &str) -> anyhow::Result<()> {
-    let chromium = [
-        "/usr/lib/chromium/chromium",
-        "/usr/bin/chromium",
-        "/usr/bin/chromium-browser",
-    ]
-    .iter()
-    .any(|p| std::path::Path::new(p).exists());
-    if !chromium {
-        return Ok(());
-    }
-    for _ in 0..600 {
-        let (_, bytes) = once(addr, &get("/v1/decks?per_page=100", key)).await?;
-        let v: serde_json::Value = serde_json::from_slice(&bytes)?;
-        let pending = v["data"]
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .any(|d| d["thumbnail_url"].as_str().unwrap_or("").ends_with(".svg"))
-            })
-            .unwrap_or(false);
-        if !pending {
-            return Ok(());
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    bail!("the server never finished drawing thumbnails")
-}
-
-/// Seconds from `create_deck_export` to `completed` (polled every 10 ms).
-async fn export_once(addr: SocketAddr, key: &str, deck: i64) -> anyhow::Result<f64> {
-    let started = Instant::now();
-    let (status, bytes) = once(
-        addr,
-        &post(
-            &format!("/v1/decks/{deck}/exports"),
-            key,
-            &serde_json::json!({"format": "pdf"}),
-        ),
-    )
-    .await?;
-    if status != 202 {
-        bail!("create_deck_export answered {status}");
-    }
-    let id = serde_json::from_slice::<serde_json::Value>(&bytes)?["data"]["id"]
-        .as_i64()
-        .context("export id")?;
-    loop {
-        let (_, bytes) = once(addr, &get(&format!("/v1/decks/{deck}/exports/{id}"), key)).await?;
-        let v: serde_json::Value = serde_json::from_slice(&bytes)?;
-        match v["data"]["status"].as_str() {
-            Some("completed") => return Ok(started.elapsed().as_secs_f64()),
-            Some("failed") => bail!("the export failed: {}", v["data"]["error"]),
-            _ => tokio::time::sleep(Duration::from_millis(10)).await,
-        }
-    }
-}
-
-fn median(mut xs: Vec<f64>) -> f64 {
-    xs.sort_by(|a, b| a.total_cmp(b));
-    xs[xs.len() / 2]
-}
-
-/// The export scenario: Lectern cold and warm, and decktape on the same deck page.
-async fn export_bench(addr: SocketAddr, key: &str, decktape: Option<&str>) -> anyhow::Result<()> {
-    let slides: Vec<serde_json::Value> = (0..50)
-        .map(|i| serde_json::json!({"html": format!("<section><h2>Slide {i}</h2><p>Point {i} of the talk, with some text.</p></section>"), "notes": format!("Note {i}")}))
-        .collect();
-    let body = serde_json::json!({"title": "Export bench", "visibility": "all", "slides": slides});
-    let (status, bytes) = once(addr, &post("/v1/decks", key, &body)).await?;
-    if status != 201 {
-        bail!("creating the 50-slide deck answered {status}");
-    }
-    let created: serde_json::Value = serde_json::from_slice(&bytes)?;
-    let deck = created["data"]["id"].as_i64().context("deck id")?;
-    let cold = export_once(addr, key, deck).await?;
-    let mut warm = Vec::new();
-    for _ in 0..5 {
-        warm.push(export_once(addr, key, deck).await?);
-    }
-    let warm = median(warm);
-    println!(
-        "export_pdf_50 lectern   cold {:>8.3} s   warm (median of 5) {:>8.3} s",
-        cold, warm
-    );
-    let Some(decktape) = decktape else {
-        println!(
-            "export_pdf_50 decktape  not run (pass --decktape PATH; scripts/bench-exports.sh installs it)"
-        );
-        return Ok(());
-    };
-    let chromium = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"]
-        .into_iter()
-        .find(|p| std::path::Path::new(p).exists())
-        .context("decktape needs Chromium")?;
-    let url = format!(
-        "{}/fullscreen",
-        created["data"]["url"].as_str().context("deck url")?
-    );
-    let dir = tempfile::tempdir()?;
-    let mut runs = Vec::new();
-    for n in 0..4 {
-        let out = dir.path().join(format!("decktape-{n}.pdf"));
-        let started = Instant::now();
-        let status = Command::new(decktape)
-            .args([
-                "reveal",
-                "--size",
-                "1280x720",
-                "--chrome-path",
-                chromium,
-                "--chrome-arg=--no-sandbox",
-                "--chrome-arg=--disable-gpu",
-            ])
-            .arg(&url)
-            .arg(&out)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .await?;
-        if !status.success() {
-            bail!("decktape failed ({status})");
-        }
-        runs.push(started.elapsed().as_secs_f64());
-    }
-    let decktape_cold = runs[0];
-    let decktape_warm = median(runs[1..].to_vec());
-    println!(
-        "export_pdf_50 decktape  cold {:>8.3} s   warm (median of 3) {:>8.3} s",
-        decktape_cold, decktape_warm
-    );
-    println!(
-        "export_pdf_50 decktape/lectern warm: {:.1}x",
-        decktape_warm / warm
-    );
-    Ok(())
-}
-
 /// Creates a deck of `n` slides; returns its id and slide ids in order.
 async fn big_deck(addr: SocketAddr, key: &str, n: usize) -> anyhow::Result<(i64, Vec<String>)> {
     let slides: Vec<serde_json::Value> = (0..n)
@@ -518,140 +317,6 @@ async fn big_deck(addr: SocketAddr, key: &str, n: usize) -> anyhow::Result<(i64,
     Ok((v["data"]["id"].as_i64().context("deck id")?, ids))
 }
 
-fn get(path: &str, key: &str) -> Target {
-    Target {
-        method: hyper::Method::GET,
-        path: path.into(),
-        key: Some(key.into()),
-        body: None,
-    }
-}
-
 fn path_str(p: &Path) -> anyhow::Result<&str> {
     p.to_str().context("utf-8 temp path")
-}
-
-fn post(path: &str, key: &str, body: &serde_json::Value) -> Target {
-    Target {
-        method: hyper::Method::POST,
-        path: path.into(),
-        key: Some(key.into()),
-        body: Some(Bytes::from(body.to_string())),
-    }
-}
-
-fn print_row(scenario: &str, server: &str, o: &Outcome) {
-    println!(
-        "{:<12} {:<9} {:>10} {:>10.0} {:>9.2} {:>9.2} {:>7}",
-        scenario,
-        server,
-        o.requests,
-        o.rps(),
-        o.p50.as_secs_f64() * 1e3,
-        o.p99.as_secs_f64() * 1e3,
-        o.errors
-    );
-}
-
-type Sender = hyper::client::conn::http1::SendRequest<Full<Bytes>>;
-
-async fn connect(addr: SocketAddr) -> anyhow::Result<Sender> {
-    let stream = TcpStream::connect(addr).await?;
-    stream.set_nodelay(true)?;
-    let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
-    tokio::spawn(async move {
-        let _ = conn.await;
-    });
-    Ok(sender)
-}
-
-fn build(addr: SocketAddr, t: &Target) -> anyhow::Result<Request<Full<Bytes>>> {
-    let mut req = Request::builder()
-        .method(t.method.clone())
-        .uri(&t.path)
-        .header("host", addr.to_string());
-    if let Some(key) = &t.key {
-        req = req.header("authorization", format!("Bearer {key}"));
-    }
-    if t.body.is_some() {
-        req = req.header("content-type", "application/json");
-    }
-    Ok(req.body(Full::new(t.body.clone().unwrap_or_default()))?)
-}
-
-/// One request on a fresh connection: status and body.
-async fn once(addr: SocketAddr, t: &Target) -> anyhow::Result<(u16, Bytes)> {
-    let mut sender = connect(addr).await?;
-    let resp = sender.send_request(build(addr, t)?).await?;
-    let status = resp.status().as_u16();
-    Ok((status, resp.into_body().collect().await?.to_bytes()))
-}
-
-/// Drives `connections` keep-alive connections (spread over `addrs`) for a one-second
-/// warm-up and then `duration`.
-async fn load(
-    addrs: &[SocketAddr],
-    t: &Target,
-    connections: usize,
-    duration: Duration,
-) -> anyhow::Result<Outcome> {
-    let target = Arc::new(t.clone());
-    let warmup = Duration::from_secs(1);
-    let start = Instant::now();
-    let measure_from = start + warmup;
-    let stop = measure_from + duration;
-    let mut tasks = Vec::new();
-    for n in 0..connections {
-        let target = target.clone();
-        let addr = addrs[n % addrs.len()];
-        tasks.push(tokio::spawn(async move {
-            let mut latencies = Vec::new();
-            let mut errors = 0u64;
-            let mut sender = connect(addr).await?;
-            loop {
-                let began = Instant::now();
-                if began >= stop {
-                    break;
-                }
-                let ok = match sender.send_request(build(addr, &target)?).await {
-                    Ok(resp) => {
-                        let good = resp.status().is_success();
-                        resp.into_body().collect().await.is_ok() && good
-                    }
-                    Err(_) => false,
-                };
-                if !ok && sender.is_closed() {
-                    sender = connect(addr).await?;
-                }
-                if began >= measure_from {
-                    if ok {
-                        latencies.push(began.elapsed());
-                    } else {
-                        errors += 1;
-                    }
-                }
-            }
-            anyhow::Ok((latencies, errors))
-        }));
-    }
-    let mut all = Vec::new();
-    let mut errors = 0;
-    for task in tasks {
-        let (latencies, e) = task.await??;
-        all.extend(latencies);
-        errors += e;
-    }
-    all.sort();
-    let pick = |q: f64| {
-        all.get(((all.len() as f64 * q) as usize).min(all.len().saturating_sub(1)))
-            .copied()
-            .unwrap_or_default()
-    };
-    Ok(Outcome {
-        requests: all.len() as u64,
-        errors,
-        elapsed: duration,
-        p50: pick(0.50),
-        p99: pick(0.99),
-    })
 }

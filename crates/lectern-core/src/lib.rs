@@ -17,11 +17,8 @@ pub mod store;
 pub mod views;
 
 pub use service::Lectern;
-pub mod export;
 pub mod import;
 pub mod layout;
 pub mod oauth;
 pub mod rank;
-pub mod share;
 pub mod slide;
-pub mod viewer;

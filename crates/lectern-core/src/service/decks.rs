@@ -137,9 +137,7 @@ impl Lectern {
         caller.require(Scope::Read)?;
         let deck = self.active_deck(caller, deck_id).await?;
         let deck_html = if include_deck_html {
-            Some(render_deck_html(
-                &self.store.deck_slides_html(deck.id).await?,
-            ))
+            Some(deck_html(&self.store.deck_slides_html(deck.id).await?))
         } else {
             None
         };
@@ -263,62 +261,5 @@ impl Lectern {
             created_at: d.created_at,
             updated_at: d.updated_at,
         }
-    }
-}
-
-/// The HTML of all slides: one `<section>` per horizontal position, a vertical group as a
-/// `<section>` wrapping its slides' sections. `slides` must be in presentation order.
-pub fn render_deck_html(slides: &[SlideHtmlRecord]) -> String {
-    let slots: Vec<SlideSlot> = slides.iter().map(|s| s.slot.clone()).collect();
-    let positions = layout::positions(&slots);
-    let mut out = String::new();
-    for (i, (slide, pos)) in slides.iter().zip(&positions).enumerate() {
-        let opens_group = pos.vertical == Some(0);
-        let closes_group = pos.vertical.is_some()
-            && positions
-                .get(i + 1)
-                .is_none_or(|n| n.vertical.is_none_or(|v| v == 0));
-        if i > 0 && pos.vertical.is_none_or(|v| v == 0) {
-            out.push('\n');
-        }
-        if opens_group {
-            out.push_str("<section>");
-        }
-        out.push_str(&slide.html);
-        if closes_group {
-            out.push_str("</section>");
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn slide(id: &str, rank: &str, group: Option<i64>) -> SlideHtmlRecord {
-        SlideHtmlRecord {
-            slot: SlideSlot {
-                id: id.into(),
-                rank: rank.into(),
-                group,
-            },
-            html: format!("<section data-id=\"{id}\"></section>"),
-            notes: None,
-        }
-    }
-
-    #[test]
-    fn deck_html_wraps_vertical_groups() {
-        let html = render_deck_html(&[
-            slide("a", "a0", None),
-            slide("b", "a1", Some(1)),
-            slide("c", "a2", Some(1)),
-            slide("d", "a3", None),
-        ]);
-        assert_eq!(
-            html,
-            "<section data-id=\"a\"></section>\n<section><section data-id=\"b\"></section><section data-id=\"c\"></section></section>\n<section data-id=\"d\"></section>"
-        );
     }
 }

@@ -28,14 +28,16 @@ use crate::{Error, Result};
 
 mod accounts;
 mod decks;
+pub mod exports;
+pub mod shares;
 mod slides;
 mod teams;
+pub mod viewer;
 
 pub use accounts::{
     Bootstrap, CreatedOAuthClient, NewUser, RESERVED_USERNAMES, is_username_shaped,
     validate_username,
 };
-pub use decks::render_deck_html;
 pub use slides::new_slide_id;
 use slides::new_slide_record;
 
@@ -178,4 +180,9 @@ impl Admin<'_> {
     pub async fn import_deck(&self, username: &str, imported: ImportedDeck) -> Result<i64> {
         self.0.import_deck(username, imported).await
     }
+}
+
+/// The HTML of all stored slides (`deck_html`), in the order they were read.
+fn deck_html(slides: &[SlideHtmlRecord]) -> String {
+    layout::render_deck_html(slides.iter().map(|s| (&s.slot, s.html.as_str())))
 }

@@ -352,7 +352,7 @@ impl Lectern {
     pub async fn shared_deck(
         &self,
         access: &crate::store::ShareAccess,
-    ) -> Result<crate::viewer::ViewedDeck> {
+    ) -> Result<crate::service::viewer::ViewedDeck> {
         let deck = self
             .store()
             .find_deck(access.deck_id)

@@ -235,7 +235,7 @@ impl Lectern {
         &self,
         caller: &Caller,
         deck_id: DeckId,
-    ) -> Result<crate::viewer::ViewedDeck> {
+    ) -> Result<crate::service::viewer::ViewedDeck> {
         caller.require(Scope::Read)?;
         let deck = self.active_deck(caller, deck_id).await?;
         self.viewed(deck, true).await
@@ -366,7 +366,10 @@ impl Worker<'_> {
 
     /// The deck of an export as its pages show it (no visibility check: the job was
     /// queued by the owner).
-    pub async fn deck_for_export(&self, deck_id: i64) -> Result<crate::viewer::ViewedDeck> {
+    pub async fn deck_for_export(
+        &self,
+        deck_id: i64,
+    ) -> Result<crate::service::viewer::ViewedDeck> {
         let deck = self
             .0
             .store()

@@ -6,8 +6,9 @@
 
 use crate::deck::Visibility;
 use crate::html::{escape, sanitize_for_viewing};
+use crate::layout::render_deck_html;
 use crate::params::Paging;
-use crate::service::{Lectern, Page, render_deck_html};
+use crate::service::{Lectern, Page};
 use crate::store::{DeckListKind, DeckRecord, SessionInfo, SlideHtmlRecord};
 use crate::views::{DeckSummary, TeamDeckSummary};
 use crate::{Error, Result};
@@ -169,16 +170,14 @@ impl Lectern {
     /// own pages and exports).
     pub(crate) async fn viewed(&self, deck: DeckRecord, is_owner: bool) -> Result<ViewedDeck> {
         let slides = self.store().deck_slides_html(deck.id).await?;
-        let viewed: Vec<SlideHtmlRecord> = slides
-            .iter()
-            .map(|s| SlideHtmlRecord {
-                slot: s.slot.clone(),
-                html: viewed_slide(s, is_owner),
-                notes: None,
-            })
-            .collect();
+        let viewed: Vec<String> = slides.iter().map(|s| viewed_slide(s, is_owner)).collect();
         Ok(ViewedDeck {
-            slides_html: render_deck_html(&viewed),
+            slides_html: render_deck_html(
+                slides
+                    .iter()
+                    .zip(&viewed)
+                    .map(|(s, h)| (&s.slot, h.as_str())),
+            ),
             deck,
             is_owner,
         })

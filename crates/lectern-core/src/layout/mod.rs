@@ -1,0 +1,311 @@
+//! The slide-ordering rules, pure (no I/O): a deck is an ordered sequence of horizontal
+//! positions, each holding one slide or a vertical group of two or more slides.
+//!
+//! Stored form: every slide has an order key (`rank`, see [`crate::rank`]) and an optional
+//! group number; a vertical group is the run of consecutive slides sharing a group number.
+//! Each operation here takes the deck's current slides in order and returns only the rows to
+//! write ([`Plan`]), so a move on a deck of 10,000 slides writes the moved slides and nothing
+//! else.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use crate::rank;
+use crate::{Error, Result};
+
+/// A slide's place in the stored order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SlideSlot {
+    pub id: String,
+    pub rank: String,
+    /// Slides sharing a group number (and adjacent in rank order) form a vertical group.
+    pub group: Option<i64>,
+}
+
+/// Where a slide is shown (interface 2.7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+pub struct Position {
+    pub horizontal: i64,
+    pub vertical: Option<i64>,
+}
+
+/// Where new or moved slides go.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Anchor {
+    /// After the last horizontal position.
+    End,
+    Before(String),
+    After(String),
+}
+
+/// The rows an operation writes: new order keys or groups for existing slides, new slides'
+/// keys and groups, and slides to delete.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Existing slides whose rank or group changes.
+    pub reposition: Vec<SlideSlot>,
+    /// Slides to insert (their content comes from the caller).
+    pub insert: Vec<SlideSlot>,
+    /// Slides to delete.
+    pub delete: Vec<String>,
+    /// How many of the requested slides were acted on.
+    pub count: usize,
+    /// Requested ids that are not in the deck.
+    pub missing: Vec<String>,
+}
+
+/// The positions of `slides` (which must be in rank order), in the same order.
+pub fn positions(slides: &[SlideSlot]) -> Vec<Position> {
+    let mut out = Vec::with_capacity(slides.len());
+    let mut horizontal = -1;
+    let mut vertical = 0;
+    for (i, s) in slides.iter().enumerate() {
+        let continues_group = i > 0 && s.group.is_some() && slides[i - 1].group == s.group;
+        if continues_group {
+            vertical += 1;
+        } else {
+            horizontal += 1;
+            vertical = 0;
+        }
+        let in_group = s.group.is_some()
+            && (continues_group || slides.get(i + 1).is_some_and(|n| n.group == s.group));
+        out.push(Position {
+            horizontal,
+            vertical: in_group.then_some(vertical),
+        });
+    }
+    out
+}
+
+/// Rank keys and groups for a new deck made of `stacks` (each stack: the number of slides at
+/// that horizontal position; 1 = a horizontal slide, 2+ = a vertical group).
+pub fn initial_slots(stacks: &[usize]) -> Vec<(String, Option<i64>)> {
+    let total = stacks.iter().sum();
+    let mut ranks = rank::n_between(None, None, total).into_iter();
+    let mut out = Vec::with_capacity(total);
+    for (g, &size) in stacks.iter().enumerate() {
+        for _ in 0..size {
+            let rank = ranks.next().expect("one rank was made per slide");
+            out.push((rank, (size >= 2).then_some(g as i64 + 1)));
+        }
+    }
+    out
+}
+
+fn index_of(slides: &[SlideSlot], id: &str) -> Option<usize> {
+    slides.iter().position(|s| s.id == id)
+}
+
+fn reference_not_found(field: &str, id: &str) -> Error {
+    Error::not_found(format!("{field}: slide {id:?} is not in this deck"))
+}
+
+/// Inserts `ids` (in order) at `anchor` into `rest`; returns their new slots. The slides join
+/// the reference's vertical group when it is in one (`in_group` says so, judged before the
+/// operation removed anything), otherwise they become horizontal slides.
+fn place(rest: &[SlideSlot], ids: &[String], at: usize, group: Option<i64>) -> Vec<SlideSlot> {
+    let lower = at.checked_sub(1).map(|i| rest[i].rank.as_str());
+    let upper = rest.get(at).map(|s| s.rank.as_str());
+    rank::n_between(lower, upper, ids.len())
+        .into_iter()
+        .zip(ids)
+        .map(|(rank, id)| SlideSlot {
+            id: id.clone(),
+            rank,
+            group,
+        })
+        .collect()
+}
+
+/// The insertion index in `rest` and the group for `anchor`, with `field` naming the
+/// request field for errors. `groups` is the group of each slide before the operation.
+fn resolve(
+    rest: &[SlideSlot],
+    anchor: &Anchor,
+    field: &str,
+    groups: &HashMap<&str, Option<i64>>,
+) -> Result<(usize, Option<i64>)> {
+    match anchor {
+        Anchor::End => Ok((rest.len(), None)),
+        Anchor::Before(id) | Anchor::After(id) => {
+            let i = index_of(rest, id).ok_or_else(|| reference_not_found(field, id))?;
+            let group = groups.get(id.as_str()).copied().flatten();
+            let at = if matches!(anchor, Anchor::Before(_)) {
+                i
+            } else {
+                i + 1
+            };
+            Ok((at, group))
+        }
+    }
+}
+
+/// Group numbers left with one slide after an operation: that slide becomes horizontal.
+fn collapse_groups_of_one(after: &[SlideSlot]) -> Vec<SlideSlot> {
+    let mut counts: HashMap<i64, usize> = HashMap::new();
+    for s in after {
+        if let Some(g) = s.group {
+            *counts.entry(g).or_default() += 1;
+        }
+    }
+    after
+        .iter()
+        .filter(|s| s.group.is_some_and(|g| counts[&g] == 1))
+        .map(|s| SlideSlot {
+            group: None,
+            ..s.clone()
+        })
+        .collect()
+}
+
+fn group_map(slides: &[SlideSlot]) -> HashMap<&str, Option<i64>> {
+    slides.iter().map(|s| (s.id.as_str(), s.group)).collect()
+}
+
+/// Adds one slide with id `new_id` at `anchor` (interface 4.4 `add_slide`).
+pub fn add(slides: &[SlideSlot], new_id: &str, anchor: &Anchor) -> Result<Plan> {
+    let field = match anchor {
+        Anchor::Before(_) => "insert_before_slide_id",
+        _ => "insert_after_slide_id",
+    };
+    let (at, group) = resolve(slides, anchor, field, &group_map(slides))?;
+    Ok(Plan {
+        insert: place(slides, &[new_id.to_string()], at, group),
+        count: 1,
+        ..Plan::default()
+    })
+}
+
+/// Moves the known `ids`, in the given order, before or after the target (4.4
+/// `move_slides`). `ids` must already be checked for count and uniqueness.
+pub fn move_slides(slides: &[SlideSlot], ids: &[String], anchor: &Anchor) -> Result<Plan> {
+    let (target, field) = match anchor {
+        Anchor::Before(t) => (t, "insert_before_slide_id"),
+        Anchor::After(t) => (t, "insert_after_slide_id"),
+        Anchor::End => {
+            return Err(Error::invalid(
+                "exactly one of insert_before_slide_id and insert_after_slide_id is required",
+            ));
+        }
+    };
+    if ids.contains(target) {
+        return Err(Error::invalid(format!(
+            "{field}: the target slide {target:?} cannot be one of the moved slides"
+        )));
+    }
+    if index_of(slides, target).is_none() {
+        return Err(reference_not_found(field, target));
+    }
+    let present: HashSet<&str> = slides.iter().map(|s| s.id.as_str()).collect();
+    let (known, missing): (Vec<String>, Vec<String>) = ids
+        .iter()
+        .cloned()
+        .partition(|id| present.contains(id.as_str()));
+    if known.is_empty() {
+        return Err(Error::not_found("none of the slide_ids are in this deck"));
+    }
+    let moving: HashSet<&str> = known.iter().map(String::as_str).collect();
+    let rest: Vec<SlideSlot> = slides
+        .iter()
+        .filter(|s| !moving.contains(s.id.as_str()))
+        .cloned()
+        .collect();
+    let (at, group) = resolve(&rest, anchor, field, &group_map(slides))?;
+    let placed = place(&rest, &known, at, group);
+    let mut after = rest.clone();
+    after.splice(at..at, placed.iter().cloned());
+    let mut reposition = placed;
+    for collapsed in collapse_groups_of_one(&after) {
+        match reposition.iter_mut().find(|s| s.id == collapsed.id) {
+            Some(s) => s.group = None,
+            None => reposition.push(collapsed),
+        }
+    }
+    Ok(Plan {
+        reposition,
+        count: known.len(),
+        missing,
+        ..Plan::default()
+    })
+}
+
+/// Removes the known `ids` (4.4 `remove_slides`). Removing every slide is rejected.
+pub fn remove(slides: &[SlideSlot], ids: &[String]) -> Result<Plan> {
+    let present: HashSet<&str> = slides.iter().map(|s| s.id.as_str()).collect();
+    let (known, missing): (Vec<String>, Vec<String>) = ids
+        .iter()
+        .cloned()
+        .partition(|id| present.contains(id.as_str()));
+    if known.is_empty() {
+        return Err(Error::not_found("none of the slide_ids are in this deck"));
+    }
+    if known.len() == slides.len() {
+        return Err(Error::invalid(
+            "a deck keeps at least one slide: this would remove every slide",
+        ));
+    }
+    let removing: HashSet<&str> = known.iter().map(String::as_str).collect();
+    let after: Vec<SlideSlot> = slides
+        .iter()
+        .filter(|s| !removing.contains(s.id.as_str()))
+        .cloned()
+        .collect();
+    Ok(Plan {
+        reposition: collapse_groups_of_one(&after),
+        count: known.len(),
+        delete: known,
+        missing,
+        ..Plan::default()
+    })
+}
+
+/// Applies a plan to `slides`, returning the new order (what the backend's rows will be).
+pub fn apply(slides: &[SlideSlot], plan: &Plan) -> Vec<SlideSlot> {
+    let deleted: HashSet<&str> = plan.delete.iter().map(String::as_str).collect();
+    let changed: HashMap<&str, &SlideSlot> =
+        plan.reposition.iter().map(|s| (s.id.as_str(), s)).collect();
+    let mut out: Vec<SlideSlot> = slides
+        .iter()
+        .filter(|s| !deleted.contains(s.id.as_str()))
+        .map(|s| {
+            changed
+                .get(s.id.as_str())
+                .map_or_else(|| s.clone(), |c| (*c).clone())
+        })
+        .chain(plan.insert.iter().cloned())
+        .collect();
+    out.sort_by(|a, b| a.rank.cmp(&b.rank));
+    out
+}
+
+/// The HTML of all slides: one `<section>` per horizontal position, a vertical group as a
+/// `<section>` wrapping its slides' sections. `slides` (a slide's place and its stored
+/// `<section>`) must be in presentation order.
+pub fn render_deck_html<'a>(slides: impl IntoIterator<Item = (&'a SlideSlot, &'a str)>) -> String {
+    let (slots, htmls): (Vec<SlideSlot>, Vec<&str>) =
+        slides.into_iter().map(|(s, h)| (s.clone(), h)).unzip();
+    let positions = positions(&slots);
+    let mut out = String::new();
+    for (i, (html, pos)) in htmls.iter().zip(&positions).enumerate() {
+        let opens_group = pos.vertical == Some(0);
+        let closes_group = pos.vertical.is_some()
+            && positions
+                .get(i + 1)
+                .is_none_or(|n| n.vertical.is_none_or(|v| v == 0));
+        if i > 0 && pos.vertical.is_none_or(|v| v == 0) {
+            out.push('\n');
+        }
+        if opens_group {
+            out.push_str("<section>");
+        }
+        out.push_str(html);
+        if closes_group {
+            out.push_str("</section>");
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
