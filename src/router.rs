@@ -135,6 +135,22 @@ fn rest_api(state: &AppState) -> Router<AppState> {
             get(api::slides::get_slide).patch(api::slides::update_slide),
         )
         .route(
+            "/v1/decks/{id}/slides/{slide_id}/revisions",
+            get(api::revisions::list_slide_revisions),
+        )
+        .route(
+            "/v1/decks/{id}/revisions",
+            get(api::revisions::list_revisions),
+        )
+        .route(
+            "/v1/decks/{id}/revisions/{revision}",
+            get(api::revisions::get_revision),
+        )
+        .route(
+            "/v1/decks/{id}/revisions/{revision}/restore",
+            post(api::revisions::restore),
+        )
+        .route(
             "/v1/decks/{id}/share",
             get(api::shares::list_deck_shares).post(api::shares::create_deck_share),
         )

@@ -8,10 +8,10 @@ use lectern_core::deck::{DeckPatch, NewDeck};
 use lectern_core::params::{Paging, parse_bool};
 use lectern_core::views::{CreatedDeck, DeckMeta, DeckSummary, DeckView, TrashedDeckSummary};
 
-use crate::api::{Envelope, data, page};
+use crate::api::{Envelope, Tagged, data, page, tagged};
 use crate::app::AppState;
 use crate::http::error::{ApiError, ErrorBody};
-use crate::http::extract::{Auth, IdPath, JsonBody, Manage, QueryParams};
+use crate::http::extract::{Auth, IdPath, IfMatch, JsonBody, Manage, QueryParams};
 
 fn paging(query: &QueryParams) -> Result<Paging, ApiError> {
     Ok(Paging::parse(
@@ -73,7 +73,7 @@ pub async fn list_trashed_decks(
 /// `get_deck`: one deck, with `deck_html` when `include_deck_html=true`.
 #[utoipa::path(get, path = "/v1/decks/{id}", operation_id = "get_deck", tag = "decks",
     params(("id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("include_deck_html" = Option<bool>, Query)),
-    responses((status = 200, description = "Success", body = Envelope<DeckView>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
+    responses((status = 200, description = "Success", body = Envelope<DeckView>, headers(("ETag" = String, description = "The deck's revision as a strong entity tag, \"<deck id>-<revision>\", for If-Match"))), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
         (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn get_deck(
@@ -81,26 +81,33 @@ pub async fn get_deck(
     Auth(caller): Auth,
     IdPath(id): IdPath,
     query: QueryParams,
-) -> Result<Json<Envelope<DeckView>>, ApiError> {
+) -> Result<Tagged<DeckView>, ApiError> {
     let include = parse_bool("include_deck_html", query.get("include_deck_html"))?;
-    Ok(data(state.core.get_deck(&caller, id, include).await?))
+    let deck = state.core.get_deck(&caller, id, include).await?;
+    Ok(tagged(deck.meta.id, deck.meta.revision, deck))
 }
 
 /// `update_deck`: changes the given deck fields.
 #[utoipa::path(patch, path = "/v1/decks/{id}", operation_id = "update_deck",
     request_body(content = Option<UpdateDeckBody>, content_type = "application/json"), tag = "decks",
-    params(("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)")),
+    params(("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
     responses((status = 200, description = "Success", body = Envelope<DeckMeta>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 404, description = "Not found", body = ErrorBody), (status = 412, description = "If-Match does not hold: the deck changed; the body's revision is the current one", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn update_deck(
     State(state): State<AppState>,
     Manage(caller): Manage,
     IdPath(id): IdPath,
+    IfMatch(precondition): IfMatch,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Envelope<DeckMeta>>, ApiError> {
     let patch = DeckPatch::from_json(body)?;
-    Ok(data(state.core.update_deck(&caller, id, patch).await?))
+    Ok(data(
+        state
+            .core
+            .update_deck(&caller, id, patch, precondition)
+            .await?,
+    ))
 }
 
 /// `trash_deck`: moves the deck to the trash; 204.

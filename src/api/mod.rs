@@ -6,6 +6,7 @@ pub mod bodies;
 pub mod decks;
 pub mod exports;
 pub mod openapi;
+pub mod revisions;
 pub mod shares;
 pub mod slides;
 pub mod team;
@@ -26,6 +27,21 @@ pub struct Envelope<T, M = PageMeta> {
 /// `{"data": data}`.
 pub fn data<T: Serialize>(data: T) -> Json<Envelope<T>> {
     Json(Envelope { data, meta: None })
+}
+
+/// The answer of a read of one deck at one revision: `{"data": data}` with the strong
+/// `ETag: "<deck id>-<revision>"` that `If-Match` takes.
+pub type Tagged<T> = ([(axum::http::HeaderName, String); 1], Json<Envelope<T>>);
+
+/// `{"data": data}` tagged with the deck's revision.
+pub fn tagged<T: Serialize>(deck_id: i64, revision: i64, value: T) -> Tagged<T> {
+    (
+        [(
+            axum::http::header::ETAG,
+            lectern_core::revision::etag(deck_id, revision),
+        )],
+        data(value),
+    )
 }
 
 /// `{"data": items, "meta": {page, per_page, total}}`.

@@ -58,6 +58,10 @@ impl Modify for BearerAuth {
         api::exports::get_deck_export,
         api::team::list_team_decks,
         api::team::get_team_deck,
+        api::revisions::list_revisions,
+        api::revisions::get_revision,
+        api::revisions::restore,
+        api::revisions::list_slide_revisions,
     ),
     components(schemas(lectern_core::params::PageMeta)),
     modifiers(&BearerAuth)

@@ -8,10 +8,10 @@ use lectern_core::params::Paging;
 use lectern_core::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
 use lectern_core::views::{SlideCount, SlidePlace, SlideSummary, SlideView};
 
-use crate::api::{Envelope, data, page};
+use crate::api::{Envelope, Tagged, data, page, tagged};
 use crate::app::AppState;
 use crate::http::error::{ApiError, ErrorBody};
-use crate::http::extract::{Auth, IdPath, JsonBody, Manage, QueryParams, SlideIdPath};
+use crate::http::extract::{Auth, IdPath, IfMatch, JsonBody, Manage, QueryParams, SlideIdPath};
 
 /// `list_slides`: slide summaries in presentation order, paged (default 50, at most 200).
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/slides", operation_id = "list_slides", tag = "slides",
@@ -34,44 +34,52 @@ pub async fn list_slides(
 /// `add_slide`: a new slide at the end, or before/after a reference slide.
 #[utoipa::path(post, path = "/v1/decks/{deck_id}/slides", operation_id = "add_slide",
     request_body(content = Option<AddSlideBody>, content_type = "application/json"), tag = "slides",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)")),
+    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
     responses((status = 201, description = "Created", body = Envelope<SlidePlace>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+        (status = 404, description = "Not found", body = ErrorBody), (status = 412, description = "If-Match does not hold: the deck changed; the body's revision is the current one", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn add_slide(
     State(state): State<AppState>,
     Manage(caller): Manage,
     IdPath(deck_id): IdPath,
+    IfMatch(precondition): IfMatch,
     JsonBody(body): JsonBody,
 ) -> Result<(StatusCode, Json<Envelope<SlidePlace>>), ApiError> {
     let input = AddSlide::from_json(body)?;
-    let place = state.core.add_slide(&caller, deck_id, input).await?;
+    let place = state
+        .core
+        .add_slide(&caller, deck_id, input, precondition)
+        .await?;
     Ok((StatusCode::CREATED, data(place)))
 }
 
 /// `remove_slides`: removes slides and their notes.
 #[utoipa::path(delete, path = "/v1/decks/{deck_id}/slides", operation_id = "remove_slides",
     request_body(content = RemoveSlidesBody, content_type = "application/json"), tag = "slides",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)")),
+    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
     responses((status = 200, description = "Success", body = Envelope<SlideCount>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+        (status = 404, description = "Not found", body = ErrorBody), (status = 412, description = "If-Match does not hold: the deck changed; the body's revision is the current one", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn remove_slides(
     State(state): State<AppState>,
     Manage(caller): Manage,
     IdPath(deck_id): IdPath,
+    IfMatch(precondition): IfMatch,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Envelope<SlideCount>>, ApiError> {
     let input = RemoveSlides::from_json(body)?;
     Ok(data(
-        state.core.remove_slides(&caller, deck_id, input).await?,
+        state
+            .core
+            .remove_slides(&caller, deck_id, input, precondition)
+            .await?,
     ))
 }
 
 /// `get_slide`: one slide with its html and notes.
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/slides/{slide_id}", operation_id = "get_slide", tag = "slides",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("slide_id" = String, Path, description = "A slide id from list_slides (not the slide number)")),
-    responses((status = 200, description = "Success", body = Envelope<SlideView>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
+    responses((status = 200, description = "Success", body = Envelope<SlideView>, headers(("ETag" = String, description = "The deck's revision as a strong entity tag, \"<deck id>-<revision>\", for If-Match"))), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
         (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn get_slide(
@@ -79,31 +87,31 @@ pub async fn get_slide(
     Auth(caller): Auth,
     IdPath(deck_id): IdPath,
     SlideIdPath(slide_id): SlideIdPath,
-) -> Result<Json<Envelope<SlideView>>, ApiError> {
-    Ok(data(
-        state.core.get_slide(&caller, deck_id, &slide_id).await?,
-    ))
+) -> Result<Tagged<SlideView>, ApiError> {
+    let slide = state.core.get_slide(&caller, deck_id, &slide_id).await?;
+    Ok(tagged(slide.deck_id, slide.revision, slide))
 }
 
 /// `update_slide`: replaces the html and/or notes; the id stays.
 #[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/{slide_id}", operation_id = "update_slide",
     request_body(content = UpdateSlideBody, content_type = "application/json"), tag = "slides",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("slide_id" = String, Path, description = "A slide id from list_slides (not the slide number)")),
+    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("slide_id" = String, Path, description = "A slide id from list_slides (not the slide number)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
     responses((status = 200, description = "Success", body = Envelope<SlidePlace>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+        (status = 404, description = "Not found", body = ErrorBody), (status = 412, description = "If-Match does not hold: the deck changed; the body's revision is the current one", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn update_slide(
     State(state): State<AppState>,
     Manage(caller): Manage,
     IdPath(deck_id): IdPath,
     SlideIdPath(slide_id): SlideIdPath,
+    IfMatch(precondition): IfMatch,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Envelope<SlidePlace>>, ApiError> {
     let input = UpdateSlide::from_json(body)?;
     Ok(data(
         state
             .core
-            .update_slide(&caller, deck_id, &slide_id, input)
+            .update_slide(&caller, deck_id, &slide_id, input, precondition)
             .await?,
     ))
 }
@@ -111,16 +119,22 @@ pub async fn update_slide(
 /// `move_slides`: moves slides, in the given order, before or after a target slide.
 #[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/move", operation_id = "move_slides",
     request_body(content = MoveSlidesBody, content_type = "application/json"), tag = "slides",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)")),
+    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
     responses((status = 200, description = "Success", body = Envelope<SlideCount>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+        (status = 404, description = "Not found", body = ErrorBody), (status = 412, description = "If-Match does not hold: the deck changed; the body's revision is the current one", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn move_slides(
     State(state): State<AppState>,
     Manage(caller): Manage,
     IdPath(deck_id): IdPath,
+    IfMatch(precondition): IfMatch,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Envelope<SlideCount>>, ApiError> {
     let input = MoveSlides::from_json(body)?;
-    Ok(data(state.core.move_slides(&caller, deck_id, input).await?))
+    Ok(data(
+        state
+            .core
+            .move_slides(&caller, deck_id, input, precondition)
+            .await?,
+    ))
 }

@@ -5,7 +5,7 @@ use axum::extract::State;
 use lectern_core::params::{Paging, parse_bool};
 use lectern_core::views::{TeamDeckSummary, TeamDeckView};
 
-use crate::api::{Envelope, data, page};
+use crate::api::{Envelope, Tagged, page, tagged};
 use crate::app::AppState;
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::extract::{Auth, IdPath, QueryParams};
@@ -28,7 +28,7 @@ pub async fn list_team_decks(
 /// `get_team_deck`: one team deck, with `deck_html` when `include_deck_html=true`.
 #[utoipa::path(get, path = "/v1/team/decks/{id}", operation_id = "get_team_deck", tag = "team",
     params(("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)"), ("include_deck_html" = Option<bool>, Query)),
-    responses((status = 200, description = "Success", body = Envelope<TeamDeckView>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
+    responses((status = 200, description = "Success", body = Envelope<TeamDeckView>, headers(("ETag" = String, description = "The deck's revision as a strong entity tag, \"<deck id>-<revision>\", for If-Match"))), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
         (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn get_team_deck(
@@ -36,7 +36,8 @@ pub async fn get_team_deck(
     Auth(caller): Auth,
     IdPath(id): IdPath,
     query: QueryParams,
-) -> Result<Json<Envelope<TeamDeckView>>, ApiError> {
+) -> Result<Tagged<TeamDeckView>, ApiError> {
     let include = parse_bool("include_deck_html", query.get("include_deck_html"))?;
-    Ok(data(state.core.get_team_deck(&caller, id, include).await?))
+    let deck = state.core.get_team_deck(&caller, id, include).await?;
+    Ok(tagged(deck.deck.meta.id, deck.deck.meta.revision, deck))
 }

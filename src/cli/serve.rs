@@ -67,9 +67,29 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
         rate_limits,
     };
     app::spawn_export_workers(&state, 1);
+    tokio::spawn(prune_history(state.core.clone(), opts.history_days));
     app::serve(listener, state, shutdown_signal()).await?;
     tracing::info!("lectern stopped");
     Ok(())
+}
+
+/// Forgets deck revisions older than `--history-days` once an hour (each deck's newest 50
+/// stay).
+async fn prune_history(core: Lectern, days: u32) {
+    if days == 0 {
+        return;
+    }
+    loop {
+        match core.worker().prune_history(days).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(
+                revisions = n,
+                "forgot revisions older than the kept history"
+            ),
+            Err(e) => tracing::warn!(error = %e, "pruning the deck history failed"),
+        }
+        tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+    }
 }
 
 /// Completes on Ctrl-C or SIGTERM.

@@ -81,6 +81,11 @@ pub struct StorageOptions {
     /// requests without one); `0` turns limiting off.
     #[arg(long, env = "LECTERN_RATE_LIMIT", default_value_t = DEFAULT_RATE_LIMIT, global = true)]
     pub rate_limit: u32,
+
+    /// Days a deck's revisions are kept (the newest 50 of each deck are always kept); `0`
+    /// keeps them forever.
+    #[arg(long, env = "LECTERN_HISTORY_DAYS", default_value_t = lectern_core::revision::DEFAULT_HISTORY_DAYS, global = true)]
+    pub history_days: u32,
 }
 
 /// Requests per minute per credential unless `--rate-limit` says otherwise: generous for

@@ -13,6 +13,9 @@ use serde::Serialize;
 #[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct ErrorBody {
     pub error: String,
+    /// 412 only: the deck's current revision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revision: Option<i64>,
 }
 
 /// An error answer of the REST API.
@@ -22,6 +25,8 @@ pub struct ApiError {
     pub message: String,
     /// Set for 401 answers: the `WWW-Authenticate` challenge.
     challenge: Option<&'static str>,
+    /// Set for 412 answers: the deck's current revision.
+    revision: Option<i64>,
 }
 
 impl ApiError {
@@ -31,6 +36,7 @@ impl ApiError {
             status,
             message: message.into(),
             challenge: None,
+            revision: None,
         }
     }
 
@@ -71,6 +77,10 @@ impl From<Error> for ApiError {
             Error::Forbidden(m) | Error::NotFound(m) | Error::Invalid(m) | Error::Conflict(m) => {
                 ApiError::new(status, m)
             }
+            Error::PreconditionFailed { revision } => ApiError {
+                revision: Some(revision),
+                ..ApiError::new(status, err.to_string())
+            },
             Error::Internal(cause) => {
                 let chain = lectern_core::error::cause_chain(cause.as_ref());
                 tracing::error!(error = %chain, "request failed with an internal error");
@@ -86,6 +96,7 @@ impl IntoResponse for ApiError {
             self.status,
             Json(ErrorBody {
                 error: self.message,
+                revision: self.revision,
             }),
         )
             .into_response();

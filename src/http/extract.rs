@@ -6,9 +6,10 @@ use std::collections::HashMap;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use lectern_core::auth::{Caller, Scope};
 use lectern_core::ids::{DeckId, ExportId, ShareId, SlideId};
+use lectern_core::revision::Precondition;
 use serde_json::Value;
 
 use crate::app::AppState;
@@ -207,5 +208,42 @@ impl<S: Send + Sync> FromRequestParts<S> for ExportIdPath {
         let params = path_params(parts, state).await?;
         let raw = params.get("export_id").map_or("", String::as_str);
         Ok(ExportIdPath(ExportId::parse("id", raw)?))
+    }
+}
+
+/// The `{revision}` path segment: an integer (422 otherwise; the core answers 404 for
+/// revisions below 1).
+pub struct RevisionPath(pub i64);
+
+impl<S: Send + Sync> FromRequestParts<S> for RevisionPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let params = path_params(parts, state).await?;
+        let raw = params.get("revision").map_or("", String::as_str);
+        raw.parse()
+            .map(RevisionPath)
+            .map_err(|_| ApiError::invalid(format!("revision must be an integer, got {raw:?}")))
+    }
+}
+
+/// The `If-Match` header as a write's precondition (absent: none). A value that is not
+/// text never matches.
+pub struct IfMatch(pub Option<Precondition>);
+
+impl<S: Send + Sync> FromRequestParts<S> for IfMatch {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, ApiError> {
+        let values: Vec<&HeaderValue> = parts.headers.get_all(header::IF_MATCH).iter().collect();
+        if values.is_empty() {
+            return Ok(IfMatch(None));
+        }
+        let joined = values
+            .iter()
+            .map(|v| v.to_str().unwrap_or("\u{0}"))
+            .collect::<Vec<_>>()
+            .join(",");
+        Ok(IfMatch(Some(Precondition::IfMatch(joined))))
     }
 }

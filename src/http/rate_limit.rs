@@ -50,7 +50,7 @@ impl RateKey {
     /// The key of an authenticated caller: its credential.
     pub fn for_caller(caller: &Caller) -> Self {
         match &caller.credential {
-            Credential::ApiKey { key_id } => RateKey::ApiKey(*key_id),
+            Credential::ApiKey { key_id, .. } => RateKey::ApiKey(*key_id),
             Credential::OAuth { token_id, .. } => RateKey::Token(*token_id),
         }
     }

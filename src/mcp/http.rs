@@ -289,6 +289,7 @@ fn refuse(status: StatusCode, message: &str) -> Response {
     (
         status,
         Json(ErrorBody {
+            revision: None,
             error: message.into(),
         }),
     )

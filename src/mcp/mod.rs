@@ -12,11 +12,11 @@ pub mod tools;
 use std::sync::Arc;
 
 use base64::Engine;
-use lectern_core::auth::Caller;
-use lectern_core::auth::Resource;
+use lectern_core::auth::{Caller, Channel, Resource};
 use lectern_core::deck::{DeckPatch, NewDeck};
 use lectern_core::ids::{IntegerId, SlideId};
 use lectern_core::params::{Paging, parse_bool};
+use lectern_core::revision::Precondition;
 use lectern_core::secret::Secret;
 use lectern_core::service::exports::{NewExport, POLL_AFTER_SECONDS};
 use lectern_core::service::shares::NewShare;
@@ -203,8 +203,9 @@ impl LecternMcp {
             }
             Op::UpdateDeck => {
                 let id = take_id(&mut args, "id")?;
+                let pre = take_precondition(&mut args)?;
                 let patch = DeckPatch::from_json(body(args))?;
-                Output::data(core.update_deck(caller, id, patch).await?)
+                Output::data(core.update_deck(caller, id, patch, pre).await?)
             }
             Op::TrashDeck => {
                 core.trash_deck(caller, take_id(&mut args, "id")?).await?;
@@ -221,13 +222,15 @@ impl LecternMcp {
             }
             Op::AddSlide => {
                 let deck = take_id(&mut args, "deck_id")?;
+                let pre = take_precondition(&mut args)?;
                 let input = AddSlide::from_json(body(args))?;
-                Output::data(core.add_slide(caller, deck, input).await?)
+                Output::data(core.add_slide(caller, deck, input, pre).await?)
             }
             Op::RemoveSlides => {
                 let deck = take_id(&mut args, "deck_id")?;
+                let pre = take_precondition(&mut args)?;
                 let input = RemoveSlides::from_json(body(args))?;
-                Output::data(core.remove_slides(caller, deck, input).await?)
+                Output::data(core.remove_slides(caller, deck, input, pre).await?)
             }
             Op::GetSlide => {
                 let deck = take_id(&mut args, "deck_id")?;
@@ -237,13 +240,15 @@ impl LecternMcp {
             Op::UpdateSlide => {
                 let deck = take_id(&mut args, "deck_id")?;
                 let slide = SlideId(take_str(&mut args, "slide_id")?);
+                let pre = take_precondition(&mut args)?;
                 let input = UpdateSlide::from_json(body(args))?;
-                Output::data(core.update_slide(caller, deck, &slide, input).await?)
+                Output::data(core.update_slide(caller, deck, &slide, input, pre).await?)
             }
             Op::MoveSlides => {
                 let deck = take_id(&mut args, "deck_id")?;
+                let pre = take_precondition(&mut args)?;
                 let input = MoveSlides::from_json(body(args))?;
-                Output::data(core.move_slides(caller, deck, input).await?)
+                Output::data(core.move_slides(caller, deck, input, pre).await?)
             }
             Op::ListDeckShares => {
                 let deck = take_id(&mut args, "deck_id")?;
@@ -296,8 +301,10 @@ impl LecternMcp {
             Op::GetSlides => {
                 let deck = take_id(&mut args, "deck_id")?;
                 let ids = slide_id_list(&mut args)?;
-                // The deck first, so a missing deck is not reported as missing slides.
-                let deck_id = core.get_deck(caller, deck, false).await?.meta.id;
+                // The deck first, so a missing deck is not reported as missing slides (and
+                // its revision is never newer than the slides read after it).
+                let meta = core.get_deck(caller, deck, false).await?.meta;
+                let deck_id = meta.id;
                 let mut slides = Vec::new();
                 let mut missing = Vec::new();
                 for id in ids {
@@ -310,7 +317,11 @@ impl LecternMcp {
                         Err(e) => return Err(e.into()),
                     }
                 }
-                Output::data(json!({"slides": to_value(&slides), "missing_slide_ids": missing}))
+                Output::data(json!({
+                    "slides": to_value(&slides),
+                    "missing_slide_ids": missing,
+                    "revision": meta.revision,
+                }))
             }
             Op::SearchDecks => {
                 let query = take_str(&mut args, "query")?;
@@ -345,6 +356,30 @@ impl LecternMcp {
                 }
             }
             Op::GetAuthoringGuide => Output::data(json!({ "guide": guide::authoring_guide() })),
+            Op::ListRevisions => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let paging = paging(&args, Paging::DECKS)?;
+                Output::page(core.list_revisions(caller, deck, paging).await?)
+            }
+            Op::GetRevision => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let revision = take_revision(&mut args, "revision")?
+                    .ok_or_else(|| Error::invalid("revision is required"))?;
+                Output::data(core.get_revision(caller, deck, revision).await?)
+            }
+            Op::RestoreRevision => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let revision = take_revision(&mut args, "revision")?
+                    .ok_or_else(|| Error::invalid("revision is required"))?;
+                let pre = take_precondition(&mut args)?;
+                Output::data(core.restore_revision(caller, deck, revision, pre).await?)
+            }
+            Op::UndoLastChange => {
+                let deck = take_id(&mut args, "deck_id")?;
+                let force = flag(&args, "force")?;
+                let pre = take_precondition(&mut args)?;
+                Output::data(core.undo_last_change(caller, deck, force, pre).await?)
+            }
         };
         Ok(out)
     }
@@ -396,9 +431,16 @@ impl ServerHandler for LecternMcp {
                 None,
             ));
         };
-        let caller = match self.caller(&context).await {
+        let mut caller = match self.caller(&context).await {
             Ok(caller) => caller,
             Err(e) => return Ok(Failure::Core(e).into_result(op).into()),
+        };
+        // The deck history names the MCP client, as it introduced itself in `initialize`.
+        caller.channel = Channel::Mcp {
+            client: context
+                .peer
+                .peer_info()
+                .map(|info| info.client_info.name.clone()),
         };
         let args = request.arguments.unwrap_or_default();
         Ok(self.call(&caller, op, args).await.into())
@@ -479,9 +521,13 @@ impl Failure {
     /// operation answers, so an agent tells a missing deck from an invalid argument without
     /// reading the text.
     fn into_result(self, op: Op) -> CallToolResult {
+        let mut revision = None;
         let (status, message) = match self {
             Failure::Core(e) => {
                 let status = e.status();
+                if let Error::PreconditionFailed { revision: r } = e {
+                    revision = Some(r);
+                }
                 let message = match e {
                     Error::Internal(cause) => {
                         let chain = lectern_core::error::cause_chain(cause.as_ref());
@@ -495,7 +541,12 @@ impl Failure {
             Failure::Tool { status, message } => (status, message),
         };
         let mut result = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
-        result.structured_content = Some(json!({ "error": message, "status": status }));
+        let mut content = json!({ "error": message, "status": status });
+        if let Some(r) = revision {
+            // 412: the deck's current revision, to read again and retry.
+            content["revision"] = json!(r);
+        }
+        result.structured_content = Some(content);
         result
     }
 }
@@ -552,6 +603,22 @@ fn paging(args: &JsonObject, limits: (u32, u32)) -> Result<Paging, Error> {
 
 fn flag(args: &JsonObject, name: &str) -> Result<bool, Error> {
     parse_bool(name, raw(args, name).as_deref())
+}
+
+/// An optional positive integer argument (a revision number).
+fn take_revision(args: &mut JsonObject, name: &str) -> Result<Option<i64>, Error> {
+    match args.remove(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) if n.as_i64().is_some_and(|r| r >= 1) => Ok(n.as_i64()),
+        Some(_) => Err(Error::invalid(format!(
+            "{name} must be an integer of at least 1"
+        ))),
+    }
+}
+
+/// `if_revision`: the write's precondition, like REST's `If-Match`.
+fn take_precondition(args: &mut JsonObject) -> Result<Option<Precondition>, Error> {
+    Ok(take_revision(args, "if_revision")?.map(Precondition::Revision))
 }
 
 /// `slide_ids` of `get_slides`: 1 to [`MAX_SLIDES_PER_CALL`] unique strings.

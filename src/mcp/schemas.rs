@@ -97,19 +97,27 @@ pub(super) fn create_deck_input() -> Value {
 }
 
 pub(super) fn update_deck_input() -> Value {
-    body_input("UpdateDeckBody", json!({"id": deck_id()}), &["id"])
+    with_if_revision(body_input(
+        "UpdateDeckBody",
+        json!({"id": deck_id()}),
+        &["id"],
+    ))
 }
 
 pub(super) fn add_slide_input() -> Value {
-    body_input("AddSlideBody", json!({"deck_id": deck_id()}), &["deck_id"])
+    with_if_revision(body_input(
+        "AddSlideBody",
+        json!({"deck_id": deck_id()}),
+        &["deck_id"],
+    ))
 }
 
 pub(super) fn remove_slides_input() -> Value {
-    body_input(
+    with_if_revision(body_input(
         "RemoveSlidesBody",
         json!({"deck_id": deck_id()}),
         &["deck_id"],
-    )
+    ))
 }
 
 pub(super) fn slide_ref_input() -> Value {
@@ -120,19 +128,19 @@ pub(super) fn slide_ref_input() -> Value {
 }
 
 pub(super) fn update_slide_input() -> Value {
-    body_input(
+    with_if_revision(body_input(
         "UpdateSlideBody",
         json!({"deck_id": deck_id(), "slide_id": slide_id()}),
         &["deck_id", "slide_id"],
-    )
+    ))
 }
 
 pub(super) fn move_slides_input() -> Value {
-    body_input(
+    with_if_revision(body_input(
         "MoveSlidesBody",
         json!({"deck_id": deck_id()}),
         &["deck_id"],
-    )
+    ))
 }
 
 pub(super) fn create_share_input() -> Value {
@@ -344,3 +352,58 @@ pub(super) fn guide_output() -> Value {
 }
 
 // ---- the catalogue ---------------------------------------------------------------------
+
+/// The optional `if_revision` of the write tools: the precondition REST takes as `If-Match`.
+pub(super) fn if_revision() -> Value {
+    json!({
+        "type": "integer",
+        "minimum": 1,
+        "description": "Only write when the deck is still at this revision (from get_deck, get_slide or get_slides); otherwise the call fails with status 412 and the current revision, and nothing changes"
+    })
+}
+
+/// `schema` with the optional `if_revision` argument.
+pub(super) fn with_if_revision(mut schema: Value) -> Value {
+    schema["properties"]["if_revision"] = if_revision();
+    schema
+}
+
+pub(super) fn revision_number(what: &str) -> Value {
+    json!({"type": "integer", "minimum": 1, "description": what})
+}
+
+pub(super) fn list_revisions_input() -> Value {
+    input(
+        json!({"deck_id": deck_id(), "page": page(), "per_page": per_page(20, 100)}),
+        &["deck_id"],
+    )
+}
+
+pub(super) fn get_revision_input() -> Value {
+    input(
+        json!({"deck_id": deck_id(), "revision": revision_number("A revision number from list_revisions")}),
+        &["deck_id", "revision"],
+    )
+}
+
+pub(super) fn restore_revision_input() -> Value {
+    input(
+        json!({
+            "deck_id": deck_id(),
+            "revision": revision_number("The revision to bring back"),
+            "if_revision": if_revision(),
+        }),
+        &["deck_id", "revision"],
+    )
+}
+
+pub(super) fn undo_input() -> Value {
+    input(
+        json!({
+            "deck_id": deck_id(),
+            "force": {"type": "boolean", "default": false, "description": "Undo even when the newest change was made through another credential (another API key or OAuth grant), e.g. by a person or another assistant"},
+            "if_revision": if_revision(),
+        }),
+        &["deck_id"],
+    )
+}

@@ -43,6 +43,11 @@ pub enum Op {
     SearchDecks,
     GetSlideScreenshot,
     GetAuthoringGuide,
+    // The deck history.
+    ListRevisions,
+    GetRevision,
+    RestoreRevision,
+    UndoLastChange,
 }
 
 /// How a tool behaves, as its annotations tell a client, and the scope that allows it.
@@ -396,6 +401,42 @@ fn build_specs() -> Vec<Spec> {
             input: no_input,
             output: guide_output,
         },
+        Spec {
+            op: Op::ListRevisions,
+            name: "list_revisions",
+            title: "List a deck's revisions",
+            description: "Lists the deck's history, newest first, paged (default 20, at most 100): each revision has its number, created_at, operation (create_deck, update_deck, add_slide, update_slide, remove_slides, move_slides, trash_deck, recover_deck, restore), the slide_ids it touched, restored_revision for a restore, and its author {user_id, username, via (api_key, oauth, mcp, web, admin), label (the key's label or the client's name)}. Every write makes exactly one revision.",
+            hints: READ,
+            input: list_revisions_input,
+            output: rest!("list_revisions"),
+        },
+        Spec {
+            op: Op::GetRevision,
+            name: "get_revision",
+            title: "Read a deck as it was",
+            description: "Returns the deck as it was right after one revision: its settings (deck) and its slides in order (id, position, html, notes). Revisions older than the kept history are not found.",
+            hints: READ,
+            input: get_revision_input,
+            output: rest!("get_revision"),
+        },
+        Spec {
+            op: Op::RestoreRevision,
+            name: "restore_revision",
+            title: "Restore a revision",
+            description: "Makes the deck's settings and slides what they were after a revision (removed slides come back with their ids, notes and places), as one new revision with operation restore; nothing is lost, the history keeps every state. Returns the deck's metadata. Optional if_revision guards against concurrent changes. Needs the manage scope.",
+            hints: OVERWRITE,
+            input: restore_revision_input,
+            output: rest!("restore"),
+        },
+        Spec {
+            op: Op::UndoLastChange,
+            name: "undo_last_change",
+            title: "Undo the last change",
+            description: "Restores the revision before the deck's newest one (as a new restore revision). Refuses when the newest change was made through another credential (a person or another tool) unless force is true: check list_revisions first. Returns the deck's metadata. Needs the manage scope.",
+            hints: OVERWRITE,
+            input: undo_input,
+            output: rest!("restore"),
+        },
     ]
 }
 
@@ -429,6 +470,8 @@ mod tests {
                 "create_deck_share",
                 "revoke_deck_share",
                 "create_deck_export",
+                "restore_revision",
+                "undo_last_change",
             ]
         );
     }

@@ -182,6 +182,14 @@ pub async fn account(db_url: &str, username: &str) -> String {
 }
 
 /// The 21 operations of interface section 4.1, in its order.
+/// The revision operations (an extension: issue 16), documented beside the interface's.
+pub const REVISION_OPERATIONS: [&str; 4] = [
+    "list_revisions",
+    "get_revision",
+    "restore",
+    "list_slide_revisions",
+];
+
 pub const OPERATIONS: [&str; 21] = [
     "users_get",
     "list_decks",

@@ -255,7 +255,17 @@ async fn list_decks_is_newest_first_and_paged() {
     let summary = &all.data()[0];
     let mut keys: Vec<&String> = summary.as_object().unwrap().keys().collect();
     keys.sort();
-    assert_eq!(keys, ["description", "id", "thumbnail_url", "title", "url"]);
+    assert_eq!(
+        keys,
+        [
+            "description",
+            "id",
+            "revision",
+            "thumbnail_url",
+            "title",
+            "url"
+        ]
+    );
     assert_eq!(page2.data().as_array().unwrap().len(), 2);
     assert_eq!(page2.data()[0]["id"], newest_first[2]);
     assert_eq!(

@@ -169,6 +169,7 @@ async fn the_openapi_document_describes_every_operation_built() {
         .collect();
     ids.sort();
     let mut expected = crate::common::OPERATIONS.to_vec();
+    expected.extend(crate::common::REVISION_OPERATIONS);
     expected.sort();
     assert_eq!(ids, expected);
     assert_eq!(

@@ -20,6 +20,7 @@ mod oauth;
 mod openapi;
 mod rate_limit;
 mod render_network;
+mod revisions;
 mod shares;
 mod slides;
 mod story;

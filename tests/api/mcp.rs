@@ -12,14 +12,18 @@ use serde_json::{Value, json};
 
 use crate::common::{OPERATIONS, Resp, TestApp, account};
 
-const EXTRA_TOOLS: [&str; 4] = [
+const EXTRA_TOOLS: [&str; 8] = [
     "get_slides",
     "search_decks",
     "get_slide_screenshot",
     "get_authoring_guide",
+    "list_revisions",
+    "get_revision",
+    "restore_revision",
+    "undo_last_change",
 ];
 
-type Client = RunningService<RoleClient, ()>;
+pub(crate) type Client = RunningService<RoleClient, ()>;
 
 fn transport(app: &TestApp, key: Option<&str>) -> StreamableHttpClientTransport<reqwest::Client> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", app.base));
@@ -30,7 +34,7 @@ fn transport(app: &TestApp, key: Option<&str>) -> StreamableHttpClientTransport<
 }
 
 /// A client on the session-based 2025-11-25 revision (initialize handshake).
-async fn session_client(app: &TestApp, key: &str) -> Client {
+pub(crate) async fn session_client(app: &TestApp, key: &str) -> Client {
     ().serve(transport(app, Some(key)))
         .await
         .expect("the client initialises")
@@ -48,7 +52,7 @@ async fn stateless_client(app: &TestApp, key: &str) -> Client {
     .expect("the client discovers the server")
 }
 
-async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
+pub(crate) async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
     let Value::Object(args) = args else {
         panic!("arguments are an object")
     };
@@ -60,7 +64,7 @@ async fn call(client: &Client, tool: &str, args: Value) -> CallToolResult {
 
 /// The structured content of a successful call, checked against its text twin.
 #[track_caller]
-fn ok(result: &CallToolResult) -> Value {
+pub(crate) fn ok(result: &CallToolResult) -> Value {
     assert_ne!(result.is_error, Some(true), "the call failed: {result:?}");
     let structured = result
         .structured_content
@@ -82,7 +86,7 @@ fn ok(result: &CallToolResult) -> Value {
 /// The message and status of a failed call: the text, and the structured content
 /// `{"error": message, "status": N}`.
 #[track_caller]
-fn failure(result: &CallToolResult) -> (String, u16) {
+pub(crate) fn failure(result: &CallToolResult) -> (String, u16) {
     assert_eq!(
         result.is_error,
         Some(true),
@@ -233,7 +237,9 @@ async fn a_deck_is_created_and_its_slides_added_and_moved_over_stateless_http() 
         json!({"deck_id": deck, "slide_ids": [three], "insert_after_slide_id": ids[1]}),
     )
     .await);
-    assert_eq!(moved["data"], json!({"count": 1, "missing_slide_ids": []}));
+    assert_eq!(moved["data"]["count"], 1);
+    assert_eq!(moved["data"]["missing_slide_ids"], json!([]));
+    assert!(moved["data"]["revision"].as_i64().unwrap() > 1);
 
     let listed = ok(&call(&client, "list_slides", json!({"deck_id": deck})).await);
     let order: Vec<&str> = listed["data"]
@@ -486,7 +492,7 @@ async fn a_read_scope_token_is_refused_on_manage_tools_and_rest_tokens_are_refus
 }
 
 /// The tools of the operations marked M in interface 4.1.
-const MANAGE_TOOLS: [&str; 11] = [
+const MANAGE_TOOLS: [&str; 13] = [
     "create_deck",
     "update_deck",
     "trash_deck",
@@ -498,6 +504,8 @@ const MANAGE_TOOLS: [&str; 11] = [
     "create_deck_share",
     "revoke_deck_share",
     "create_deck_export",
+    "restore_revision",
+    "undo_last_change",
 ];
 
 #[tokio::test]

@@ -109,7 +109,7 @@ async fn every_operation_documents_its_errors_scope_and_body() {
     assert!(flow["scopes"]["read"].is_string() && flow["scopes"]["manage"].is_string());
 
     let ops = operations(doc);
-    assert_eq!(ops.len(), 21);
+    assert_eq!(ops.len(), 25);
     for (id, op) in &ops {
         for status in ["401", "429", "200"] {
             let documented = op["responses"][status].is_object()
@@ -130,7 +130,8 @@ async fn every_operation_documents_its_errors_scope_and_body() {
             .find_map(|s| s["oauth2"][0].as_str())
             .unwrap_or_else(|| panic!("{id} names no OAuth scope"));
         let write = BODIES.iter().any(|(b, _)| b == id)
-            || ["trash_deck", "recover_deck", "revoke_deck_share"].contains(&id.as_str());
+            || ["trash_deck", "recover_deck", "revoke_deck_share", "restore"]
+                .contains(&id.as_str());
         assert_eq!(scope, if write { "manage" } else { "read" }, "{id}");
         match BODIES.iter().find(|(b, _)| b == id) {
             Some((_, fields)) => {

@@ -290,7 +290,7 @@ async fn update_slide_replaces_html_and_notes_and_keeps_the_id() {
     r.expect(200);
     assert_eq!(
         r.data(),
-        &json!({"id": id, "deck_id": deck, "position": {"horizontal": 1, "vertical": null}})
+        &json!({"id": id, "deck_id": deck, "position": {"horizontal": 1, "vertical": null}, "revision": 2})
     );
     let slide = app.get_slide(&alice.key, deck, id).await;
     assert_eq!(

@@ -145,6 +145,7 @@ async fn team_lists_show_the_teams_team_and_all_decks_newest_first() {
             "description",
             "id",
             "owner",
+            "revision",
             "thumbnail_url",
             "title",
             "url",

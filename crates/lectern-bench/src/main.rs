@@ -85,6 +85,7 @@ async fn serve_lectern(data_dir: PathBuf, database_url: Option<String>) -> anyho
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(0),
+        history_days: 90,
     };
     lectern::cli::serve::run(&opts).await
 }

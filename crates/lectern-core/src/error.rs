@@ -29,6 +29,10 @@ pub enum Error {
     /// concurrent request. The interface has no 409, so it answers 422 like other refusals.
     #[error("{0}")]
     Conflict(String),
+    /// A write's precondition (`If-Match`, `if_revision`) does not hold: the deck is at
+    /// `revision` now (412).
+    #[error("the deck has changed: it is at revision {revision} now; read it again and retry")]
+    PreconditionFailed { revision: i64 },
     /// A fault that is not the caller's: storage down, a bug. Logged, answered generically.
     #[error("internal error: {0}")]
     Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -58,6 +62,7 @@ impl Error {
             Error::Unauthorized(_) => 401,
             Error::Forbidden(_) | Error::InsufficientScope(_) => 403,
             Error::NotFound(_) => 404,
+            Error::PreconditionFailed { .. } => 412,
             Error::Invalid(_) | Error::Conflict(_) => 422,
             Error::Internal(_) => 500,
         }

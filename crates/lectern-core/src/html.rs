@@ -179,6 +179,14 @@ impl SlideHtml {
         })
     }
 
+    /// The title and text preview of a slide's stored form (which already follows the
+    /// rules and reads back as itself, so one parse is enough); empty for anything else.
+    pub fn summarize_stored(stored: &str) -> (String, String) {
+        Self::parse_once(stored)
+            .map(|s| (s.title, s.text_preview))
+            .unwrap_or_default()
+    }
+
     /// The stored and returned form: the section with `data-id` equal to the slide id first.
     pub fn render(&self, slide_id: &str) -> String {
         let mut out = String::with_capacity(self.inner.len() + 64);

@@ -21,4 +21,5 @@ pub mod import;
 pub mod layout;
 pub mod oauth;
 pub mod rank;
+pub mod revision;
 pub mod slide;

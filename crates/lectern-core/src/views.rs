@@ -64,6 +64,8 @@ pub struct DeckSummary {
     pub description: String,
     pub thumbnail_url: String,
     pub url: String,
+    /// The deck's revision (an extension: see the revisions operations).
+    pub revision: i64,
 }
 
 /// A trashed deck summary (2.4): no `url`.
@@ -74,6 +76,7 @@ pub struct TrashedDeckSummary {
     pub description: String,
     pub thumbnail_url: String,
     pub trashed_at: Timestamp,
+    pub revision: i64,
 }
 
 /// The deck's viewer URLs (2.5).
@@ -98,6 +101,8 @@ pub struct DeckMeta {
     pub slug: String,
     pub visibility: Visibility,
     pub slide_count: i64,
+    /// The deck's revision: 1 at creation, one more with every change.
+    pub revision: i64,
     pub width: i64,
     pub height: i64,
     pub margin: f64,
@@ -151,6 +156,8 @@ pub struct SlideView {
     pub position: Position,
     pub html: String,
     pub notes: Option<String>,
+    /// The deck's revision.
+    pub revision: i64,
 }
 
 /// The answer of `add_slide` and `update_slide`: where the slide is, without content.
@@ -159,6 +166,8 @@ pub struct SlidePlace {
     pub id: String,
     pub deck_id: i64,
     pub position: Position,
+    /// The deck's revision after the operation.
+    pub revision: i64,
 }
 
 /// The answer of `remove_slides` and `move_slides`.
@@ -168,6 +177,8 @@ pub struct SlideCount {
     pub count: usize,
     /// Requested ids that are not in the deck (empty when all were found).
     pub missing_slide_ids: Vec<String>,
+    /// The deck's revision after the operation.
+    pub revision: i64,
 }
 
 /// A team deck's owner (2.6).
@@ -188,6 +199,7 @@ pub struct TeamDeckSummary {
     pub url: String,
     pub visibility: Visibility,
     pub owner: OwnerView,
+    pub revision: i64,
 }
 
 /// The team deck detail (2.6): the deck detail plus owner.
@@ -214,4 +226,53 @@ pub struct DeckSearchHit {
     pub own: bool,
     /// `title` or `slides`: where the query was found.
     pub matched_in: &'static str,
+}
+
+/// A revision's author: the account, and how the change reached the deck.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AuthorView {
+    /// Null once the account no longer exists.
+    pub user_id: Option<i64>,
+    pub username: Option<String>,
+    /// `api_key`, `oauth`, `mcp`, `web` or `admin`.
+    pub via: String,
+    /// The API key's label, the OAuth client's name or the MCP client's name; null for
+    /// `web` and `admin`.
+    pub label: Option<String>,
+}
+
+/// One entry of a deck's history.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RevisionView {
+    pub revision: i64,
+    pub created_at: Timestamp,
+    /// The operationId that made it: `create_deck`, `update_deck`, `add_slide`,
+    /// `update_slide`, `remove_slides`, `move_slides`, `trash_deck`, `recover_deck` or
+    /// `restore`.
+    pub operation: String,
+    /// The slides it added, changed, removed or moved (empty for settings).
+    pub slide_ids: Vec<String>,
+    /// For `restore`: the revision it brought back.
+    pub restored_revision: Option<i64>,
+    pub author: AuthorView,
+}
+
+/// A slide as it was after a revision.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RevisionSlideView {
+    pub id: String,
+    pub position: Position,
+    pub html: String,
+    pub notes: Option<String>,
+}
+
+/// The deck as it was right after one revision.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct RevisionDetailView {
+    pub revision: i64,
+    pub created_at: Timestamp,
+    /// The deck's settings (the fields of `get_deck` a write can change).
+    pub deck: crate::revision::DeckSettings,
+    /// Its slides in presentation order.
+    pub slides: Vec<RevisionSlideView>,
 }

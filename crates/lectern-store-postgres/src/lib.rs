@@ -48,6 +48,7 @@ pub async fn open(url: &str) -> Result<SqlStore> {
         .await
         .map_err(fault)?;
     let store = SqlStore::new(Dialect::Postgres, pool.clone(), pool);
+    store.record_missing_history().await?;
     Ok(store.with_rate_exchange(Arc::new(PgRates { pool: native })))
 }
 

@@ -5,12 +5,15 @@
 use std::collections::HashSet;
 
 use async_trait::async_trait;
+use lectern_core::auth::Author;
 use lectern_core::deck::{DeckPatch, ThemeColor, ThemeFont, Visibility, unique_slug};
 use lectern_core::params::Paging;
+use lectern_core::revision::{DeckSettings, Operation, Precondition, WriteContext};
 use lectern_core::store::{DeckListKind, DeckListRecord, DeckRecord, DeckStore, NewDeckRecord};
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 
+use crate::history::{Entry, content_ids, record_revision, record_slide};
 use crate::rows::{Columns, DECK_SELECT, deck_row};
 use crate::slides::insert_slide;
 use crate::{SqlStore, Tx, all, fault, optional, run, time};
@@ -24,19 +27,46 @@ impl SqlStore {
         owner_id: i64,
         deck_id: i64,
     ) -> Result<bool> {
-        let sql = format!(
-            "SELECT id FROM decks WHERE id = $1 AND owner_id = $2 AND trashed_at IS NULL{}",
-            self.dialect.row_lock(" FOR UPDATE")
-        );
-        let query = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(deck_id)
-            .bind(owner_id);
-        Ok(optional(&mut **tx, query, |r| r.int(0)).await?.is_some())
+        Ok(self
+            .lock_active_revision(tx, owner_id, deck_id)
+            .await?
+            .is_some())
     }
 }
 
+/// Writes every setting of a deck.
+pub(crate) async fn write_settings(tx: &mut Tx, deck_id: i64, s: &DeckSettings) -> Result<()> {
+    let query = sqlx::query(
+        "UPDATE decks SET title = $1, description = $2, visibility = $3, css = $4, width = $5,
+            height = $6, margin = $7, transition = $8, background_transition = $9, rtl = $10,
+            loop_enabled = $11, theme_font = $12, theme_color = $13, language = $14
+         WHERE id = $15",
+    )
+    .bind(&s.title)
+    .bind(&s.description)
+    .bind(s.visibility.as_str())
+    .bind(&s.css)
+    .bind(s.width)
+    .bind(s.height)
+    .bind(s.margin)
+    .bind(s.transition.as_str())
+    .bind(s.background_transition.as_str())
+    .bind(s.rtl)
+    .bind(s.loop_)
+    .bind(s.theme_font.as_str())
+    .bind(s.theme_color.as_str())
+    .bind(&s.language)
+    .bind(deck_id);
+    run(&mut **tx, query).await?;
+    Ok(())
+}
+
 /// The owner's deck, read inside a transaction.
-async fn deck_in_tx(tx: &mut Tx, owner_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
+pub(crate) async fn deck_in_tx(
+    tx: &mut Tx,
+    owner_id: i64,
+    deck_id: i64,
+) -> Result<Option<DeckRecord>> {
     let sql = sqlx::AssertSqlSafe(format!("{DECK_SELECT} WHERE d.id = $1 AND d.owner_id = $2"));
     optional(
         &mut **tx,
@@ -63,7 +93,7 @@ impl DeckStore for SqlStore {
             ),
         };
         let sql = sqlx::AssertSqlSafe(format!(
-            "SELECT id, title, description, slug, trashed_at, thumbnail_token FROM decks
+            "SELECT id, title, description, slug, trashed_at, thumbnail_token, revision FROM decks
              WHERE owner_id = $1 AND {filter} ORDER BY {order} LIMIT $2 OFFSET $3"
         ));
         let query = sqlx::query(sql)
@@ -78,6 +108,7 @@ impl DeckStore for SqlStore {
                 slug: r.text(3)?,
                 trashed_at: r.opt_int(4)?.map(time),
                 thumbnail_token: r.opt_text(5)?,
+                revision: r.int(6)?,
             })
         })
         .await?;
@@ -92,7 +123,7 @@ impl DeckStore for SqlStore {
         Ok((decks, total))
     }
 
-    async fn create_deck(&self, deck: NewDeckRecord) -> Result<DeckRecord> {
+    async fn create_deck(&self, deck: NewDeckRecord, author: &Author) -> Result<DeckRecord> {
         let mut tx = self.begin_write().await?;
         if self.dialect.locks_rows() {
             // Serialises this owner's deck creations: the slug picked below stays free.
@@ -135,12 +166,26 @@ impl DeckStore for SqlStore {
         .fetch_one(&mut *tx)
         .await
         .map_err(fault)?;
+        let mut ids = Vec::with_capacity(deck.slides.len());
         for slide in &deck.slides {
             insert_slide(&mut tx, deck_id, slide, at).await?;
+            let c = &slide.content;
+            let content = content_ids(&mut tx, deck_id, &c.html, c.notes.as_deref()).await?;
+            record_slide(&mut tx, deck_id, 1, &slide.slot.id, Some(content)).await?;
+            ids.push(slide.slot.id.clone());
         }
         let record = deck_in_tx(&mut tx, deck.owner_id, deck_id)
             .await?
             .ok_or_else(|| Error::internal("a deck inserted in this transaction is missing"))?;
+        let entry = Entry {
+            revision: 1,
+            operation: Operation::CreateDeck,
+            slide_ids: &ids,
+            restored: None,
+            author,
+            settings: Some(&DeckSettings::of(&record)),
+        };
+        record_revision(&mut tx, deck_id, at, entry).await?;
         tx.commit().await.map_err(fault)?;
         Ok(record)
     }
@@ -178,9 +223,26 @@ impl DeckStore for SqlStore {
         deck_id: i64,
         patch: &DeckPatch,
         now: Timestamp,
+        ctx: &WriteContext,
     ) -> Result<Option<DeckRecord>> {
         let mut tx = self.begin_write().await?;
-        if !patch.is_empty() {
+        let Some(current) = self
+            .lock_active_revision(&mut tx, owner_id, deck_id)
+            .await?
+        else {
+            return Ok(None);
+        };
+        Precondition::check(ctx.precondition.as_ref(), deck_id, current)?;
+        let before = deck_in_tx(&mut tx, owner_id, deck_id)
+            .await?
+            .ok_or_else(|| Error::internal("a locked deck is missing"))?;
+        let settings = DeckSettings::of(&before);
+        let after = settings.patched(patch);
+        if after == settings {
+            // Nothing changes: no write, no revision.
+            return Ok(Some(before));
+        }
+        {
             let query = sqlx::query(
                 "UPDATE decks SET title = COALESCE($1, title),
                     description = COALESCE($2, description), width = COALESCE($3, width),
@@ -202,9 +264,16 @@ impl DeckStore for SqlStore {
             .bind(owner_id);
             run(&mut *tx, query).await?;
         }
-        let deck = deck_in_tx(&mut tx, owner_id, deck_id)
-            .await?
-            .filter(|d| d.trashed_at.is_none());
+        let entry = Entry {
+            revision: current + 1,
+            operation: Operation::UpdateDeck,
+            slide_ids: &[],
+            restored: None,
+            author: &ctx.author,
+            settings: Some(&after),
+        };
+        record_revision(&mut tx, deck_id, now.unix_micros(), entry).await?;
+        let deck = deck_in_tx(&mut tx, owner_id, deck_id).await?;
         tx.commit().await.map_err(fault)?;
         Ok(deck)
     }
@@ -214,14 +283,44 @@ impl DeckStore for SqlStore {
         owner_id: i64,
         deck_id: i64,
         trashed_at: Option<Timestamp>,
+        author: &Author,
     ) -> Result<bool> {
-        let query = match trashed_at {
-            Some(at) => sqlx::query(
-                "UPDATE decks SET trashed_at = COALESCE(trashed_at, $1) WHERE id = $2 AND owner_id = $3",
-            )
-            .bind(at.unix_micros()),
-            None => sqlx::query("UPDATE decks SET trashed_at = NULL WHERE id = $1 AND owner_id = $2"),
+        let mut tx = self.begin_write().await?;
+        let sql = format!(
+            "SELECT revision, trashed_at FROM decks WHERE id = $1 AND owner_id = $2{}",
+            self.dialect.row_lock(" FOR UPDATE")
+        );
+        let query = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(deck_id)
+            .bind(owner_id);
+        let Some((current, trashed)) =
+            optional(&mut *tx, query, |r| Ok((r.int(0)?, r.opt_int(1)?))).await?
+        else {
+            return Ok(false);
         };
-        Ok(run(&self.write, query.bind(deck_id).bind(owner_id)).await? > 0)
+        if trashed.is_some() == trashed_at.is_some() {
+            // Already where it was asked to go: no change, no revision.
+            return Ok(true);
+        }
+        let query = sqlx::query("UPDATE decks SET trashed_at = $1 WHERE id = $2")
+            .bind(trashed_at.map(|t| t.unix_micros()))
+            .bind(deck_id);
+        run(&mut *tx, query).await?;
+        let entry = Entry {
+            revision: current + 1,
+            operation: if trashed_at.is_some() {
+                Operation::TrashDeck
+            } else {
+                Operation::RecoverDeck
+            },
+            slide_ids: &[],
+            restored: None,
+            author,
+            settings: None,
+        };
+        let at = trashed_at.unwrap_or_else(Timestamp::now).unix_micros();
+        record_revision(&mut tx, deck_id, at, entry).await?;
+        tx.commit().await.map_err(fault)?;
+        Ok(true)
     }
 }

@@ -27,7 +27,7 @@ impl KeyStore for SqlStore {
 
     async fn find_api_key(&self, lookup: &str) -> Result<Option<ApiKeyRecord>> {
         let query = sqlx::query(
-            "SELECT k.id, k.user_id, u.username, u.team_id, k.key_hash, k.last_used_at
+            "SELECT k.id, k.user_id, u.username, u.team_id, k.key_hash, k.last_used_at, k.label
              FROM api_keys k JOIN users u ON u.id = k.user_id
              WHERE k.lookup = $1 AND k.revoked_at IS NULL",
         );
@@ -39,6 +39,7 @@ impl KeyStore for SqlStore {
                 team_id: r.opt_int(3)?,
                 hash: r.text(4)?,
                 last_used_at: r.opt_int(5)?.map(time),
+                label: r.text(6)?,
             })
         })
         .await

@@ -15,6 +15,7 @@ mod decks;
 mod dialect;
 mod dump;
 mod exports;
+mod history;
 mod keys;
 mod oauth;
 pub mod rows;

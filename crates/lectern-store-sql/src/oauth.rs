@@ -177,9 +177,10 @@ impl OAuthStore for SqlStore {
     ) -> Result<Option<AccessTokenRecord>> {
         let query = sqlx::query(
             "SELECT t.id, g.user_id, u.username, u.team_id, COALESCE(t.scope, g.scope), g.resource,
-                t.expires_at
+                t.expires_at, g.id, c.name
              FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id
              JOIN users u ON u.id = g.user_id
+             JOIN oauth_clients c ON c.client_id = g.client_id
              WHERE t.token_hash = $1 AND t.kind = 'access' AND t.revoked_at IS NULL
                AND g.revoked_at IS NULL AND t.expires_at > $2",
         );
@@ -195,6 +196,8 @@ impl OAuthStore for SqlStore {
                     scope: r.text(4)?,
                     resource: r.text(5)?,
                     expires_at: time(r.int(6)?),
+                    grant_id: r.int(7)?,
+                    client_name: r.text(8)?,
                 })
             },
         )

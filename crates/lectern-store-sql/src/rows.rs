@@ -19,6 +19,7 @@ use crate::fault;
 pub trait Columns {
     fn text(&self, i: usize) -> Result<String>;
     fn opt_text(&self, i: usize) -> Result<Option<String>>;
+    fn bytes(&self, i: usize) -> Result<Vec<u8>>;
     fn int(&self, i: usize) -> Result<i64>;
     fn opt_int(&self, i: usize) -> Result<Option<i64>>;
     fn real(&self, i: usize) -> Result<f64>;
@@ -33,6 +34,9 @@ impl Columns for AnyRow {
         self.try_get(i).map_err(fault)
     }
     fn opt_text(&self, i: usize) -> Result<Option<String>> {
+        self.try_get(i).map_err(fault)
+    }
+    fn bytes(&self, i: usize) -> Result<Vec<u8>> {
         self.try_get(i).map_err(fault)
     }
     fn int(&self, i: usize) -> Result<i64> {
@@ -71,7 +75,7 @@ pub const DECK_SELECT: &str = "SELECT d.id, d.owner_id, u.username, d.title, d.d
     d.visibility, d.css, d.width, d.height, d.margin, d.transition, d.background_transition,
     d.rtl, d.loop_enabled, d.theme_font, d.theme_color, d.language, d.created_at, d.updated_at,
     d.trashed_at, (SELECT COUNT(*) FROM slides s WHERE s.deck_id = d.id) AS slide_count, u.name,
-    u.team_id, d.thumbnail_token FROM decks d JOIN users u ON u.id = d.owner_id";
+    u.team_id, d.thumbnail_token, d.revision FROM decks d JOIN users u ON u.id = d.owner_id";
 
 /// Columns of a user row; pairs with [`user_row`].
 pub const USER_SELECT: &str = "SELECT id, username, email, name, description, website_url,
@@ -113,6 +117,7 @@ pub fn deck_row(row: &impl Columns) -> Result<DeckRecord> {
         owner_name: row.text(22)?,
         owner_team_id: row.opt_int(23)?,
         thumbnail_token: row.opt_text(24)?,
+        revision: row.int(25)?,
     })
 }
 
@@ -147,7 +152,7 @@ pub fn team_row(row: &impl Columns) -> Result<TeamRecord> {
 
 /// Columns of a team deck list row; pairs with [`team_deck_row`]. Append the team filter.
 pub const TEAM_DECK_SELECT: &str = "SELECT d.id, d.title, d.description, d.slug, d.visibility,
-    u.id, u.name, u.username, d.thumbnail_token FROM decks d JOIN users u ON u.id = d.owner_id";
+    u.id, u.name, u.username, d.thumbnail_token, d.revision FROM decks d JOIN users u ON u.id = d.owner_id";
 
 /// Decodes a row selected with [`TEAM_DECK_SELECT`].
 pub fn team_deck_row(row: &impl Columns) -> Result<TeamDeckListRecord> {
@@ -161,6 +166,7 @@ pub fn team_deck_row(row: &impl Columns) -> Result<TeamDeckListRecord> {
         owner_name: row.text(6)?,
         owner_username: row.text(7)?,
         thumbnail_token: row.opt_text(8)?,
+        revision: row.int(9)?,
     })
 }
 

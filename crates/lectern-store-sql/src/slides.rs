@@ -3,15 +3,17 @@
 //! slide change runs in (the core's closure decides, this file writes what it decided).
 
 use async_trait::async_trait;
-use lectern_core::Result;
 use lectern_core::layout::SlideSlot;
+use lectern_core::revision::{Operation, Precondition, WriteContext};
 use lectern_core::store::{
-    NewSlideRecord, SlideEdit, SlideEditFn, SlideHtmlRecord, SlideRecord, SlideStore,
-    SlideSummaryRecord,
+    NewSlideRecord, SlideContentPatch, SlideEdit, SlideEditFn, SlideHtmlRecord, SlideRecord,
+    SlideStore, SlideSummaryRecord,
 };
 use lectern_core::time::Timestamp;
+use lectern_core::{Error, Result};
 use sqlx::{Any, Executor};
 
+use crate::history::{Entry, content_ids, record_removal, record_revision, record_slide};
 use crate::rows::{Columns, unpack_slots};
 use crate::{SqlStore, Tx, all, fault, optional, run};
 
@@ -136,18 +138,43 @@ impl SlideStore for SqlStore {
         deck_id: i64,
         now: Timestamp,
         edit: SlideEditFn,
+        operation: Operation,
+        ctx: &WriteContext,
     ) -> Result<Option<SlideEdit>> {
         let mut tx = self.begin_write().await?;
-        if !self.lock_active_deck(&mut tx, owner_id, deck_id).await? {
+        let Some(current) = self
+            .lock_active_revision(&mut tx, owner_id, deck_id)
+            .await?
+        else {
             return Ok(None);
-        }
+        };
+        Precondition::check(ctx.precondition.as_ref(), deck_id, current)?;
         let slots = slots_in(&mut *tx, deck_id).await?;
         // An error here drops the transaction: nothing was written.
-        let result = edit(&slots)?;
+        let mut result = edit(&slots)?;
+        if let Some(patch) = &result.content
+            && unchanged(&mut tx, deck_id, patch).await?
+        {
+            result.content = None;
+        }
+        let plan = &result.plan;
+        if plan.delete.is_empty()
+            && plan.reposition.is_empty()
+            && result.insert.is_empty()
+            && result.content.is_none()
+        {
+            // Nothing changes: no write, no revision.
+            result.revision = current;
+            return Ok(Some(result));
+        }
+        let revision = current + 1;
         let at = now.unix_micros();
+        let mut touched = Vec::new();
         for id in &result.plan.delete {
             let query = sqlx::query("DELETE FROM slides WHERE deck_id = $1 AND id = $2");
             run(&mut *tx, query.bind(deck_id).bind(id)).await?;
+            record_removal(&mut tx, deck_id, revision, id).await?;
+            touched.push(id.clone());
         }
         // Two passes: a new rank may equal the old rank of another slide of the same move,
         // so every moved slide first takes a placeholder rank ('~' sorts after every key).
@@ -167,8 +194,12 @@ impl SlideStore for SqlStore {
             .bind(&slot.id);
             run(&mut *tx, query).await?;
         }
+        let mut contents = Vec::new();
         for slide in &result.insert {
             insert_slide(&mut tx, deck_id, slide, at).await?;
+            let c = &slide.content;
+            let ids = content_ids(&mut tx, deck_id, &c.html, c.notes.as_deref()).await?;
+            contents.push((slide.slot.id.clone(), ids));
         }
         if let Some(patch) = &result.content {
             let (html, title, preview) = match &patch.html {
@@ -192,10 +223,51 @@ impl SlideStore for SqlStore {
             .bind(deck_id)
             .bind(&patch.id);
             run(&mut *tx, query).await?;
+            let query =
+                sqlx::query("SELECT html, notes FROM slides WHERE deck_id = $1 AND id = $2");
+            let (html, notes) = optional(&mut *tx, query.bind(deck_id).bind(&patch.id), |r| {
+                Ok((r.text(0)?, r.opt_text(1)?))
+            })
+            .await?
+            .ok_or_else(|| Error::internal("an edited slide is missing"))?;
+            let ids = content_ids(&mut tx, deck_id, &html, notes.as_deref()).await?;
+            contents.push((patch.id.clone(), ids));
         }
-        let query = sqlx::query("UPDATE decks SET updated_at = $1 WHERE id = $2");
-        run(&mut *tx, query.bind(at).bind(deck_id)).await?;
+        for slot in &result.plan.reposition {
+            if !contents.iter().any(|(id, _)| *id == slot.id) {
+                record_slide(&mut tx, deck_id, revision, &slot.id, None).await?;
+                touched.push(slot.id.clone());
+            }
+        }
+        for (id, ids) in &contents {
+            record_slide(&mut tx, deck_id, revision, id, Some(*ids)).await?;
+            touched.push(id.clone());
+        }
+        let entry = Entry {
+            revision,
+            operation,
+            slide_ids: &touched,
+            restored: None,
+            author: &ctx.author,
+            settings: None,
+        };
+        record_revision(&mut tx, deck_id, at, entry).await?;
         tx.commit().await.map_err(fault)?;
+        result.revision = revision;
         Ok(Some(result))
     }
+}
+
+/// Whether a content patch would leave the slide as it is.
+async fn unchanged(tx: &mut Tx, deck_id: i64, patch: &SlideContentPatch) -> Result<bool> {
+    let query = sqlx::query("SELECT html, notes FROM slides WHERE deck_id = $1 AND id = $2");
+    let Some((html, notes)) = optional(&mut **tx, query.bind(deck_id).bind(&patch.id), |r| {
+        Ok((r.text(0)?, r.opt_text(1)?))
+    })
+    .await?
+    else {
+        return Ok(false);
+    };
+    Ok(patch.html.as_ref().is_none_or(|(h, _, _)| *h == html)
+        && patch.notes.as_ref().is_none_or(|n| *n == notes))
 }

@@ -136,7 +136,7 @@ impl TeamStore for SqlStore {
         let hit = |r: &sqlx::any::AnyRow| {
             Ok(DeckSearchRecord {
                 deck: team_deck_row(r)?,
-                title_matched: r.boolean(9)?,
+                title_matched: r.boolean(10)?,
             })
         };
         self.page((rows, hit), count).await

@@ -64,7 +64,9 @@ pub async fn open(url: &str) -> Result<SqlStore> {
     migrator.close().await;
     let write = pool(&options, 1).await?;
     let read = pool(&options, READERS).await?;
-    Ok(SqlStore::new(Dialect::Sqlite, read, write))
+    let store = SqlStore::new(Dialect::Sqlite, read, write);
+    store.record_missing_history().await?;
+    Ok(store)
 }
 
 /// Calls `on_change` whenever any connection (this process's writer or another process)

@@ -279,6 +279,24 @@ pub fn apply(slides: &[SlideSlot], plan: &Plan) -> Vec<SlideSlot> {
     out
 }
 
+/// `plan`, or only its count and missing ids when applying it would leave every slide where
+/// it is (same order, same vertical groups): such a move changes nothing and writes nothing.
+pub fn unless_unchanged(slides: &[SlideSlot], plan: Plan) -> Plan {
+    let after = apply(slides, &plan);
+    let same = after.len() == slides.len()
+        && after.iter().zip(slides).all(|(a, b)| a.id == b.id)
+        && positions(&after) == positions(slides);
+    if same {
+        Plan {
+            count: plan.count,
+            missing: plan.missing,
+            ..Plan::default()
+        }
+    } else {
+        plan
+    }
+}
+
 /// The HTML of all slides: one `<section>` per horizontal position, a vertical group as a
 /// `<section>` wrapping its slides' sections. `slides` (a slide's place and its stored
 /// `<section>`) must be in presentation order.

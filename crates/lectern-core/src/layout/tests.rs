@@ -346,3 +346,15 @@ fn deck_html_wraps_vertical_groups() {
         "<section data-id=\"a\"></section>\n<section><section data-id=\"b\"></section><section data-id=\"c\"></section></section>\n<section data-id=\"d\"></section>"
     );
 }
+
+#[test]
+fn a_move_that_leaves_every_slide_where_it_is_writes_nothing() {
+    let slides = deck(&[1, 2, 1]);
+    // s0 after s3 changes the order; s1 before s2 keeps it.
+    let moved = move_slides(&slides, &["s0".into()], &Anchor::After("s3".into())).unwrap();
+    assert_eq!(unless_unchanged(&slides, moved.clone()), moved);
+    let kept = move_slides(&slides, &["s1".into()], &Anchor::Before("s2".into())).unwrap();
+    let kept = unless_unchanged(&slides, kept);
+    assert!(kept.reposition.is_empty() && kept.insert.is_empty() && kept.delete.is_empty());
+    assert_eq!(kept.count, 1);
+}

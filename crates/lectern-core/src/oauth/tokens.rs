@@ -337,8 +337,11 @@ impl Lectern {
             team_id: token.team_id,
             credential: Credential::OAuth {
                 token_id: token.token_id,
+                grant_id: token.grant_id,
+                client: token.client_name,
                 scopes,
             },
+            channel: Default::default(),
         })
     }
 }

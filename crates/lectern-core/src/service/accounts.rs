@@ -106,7 +106,11 @@ impl Lectern {
             user_id: key.user_id,
             username: key.username,
             team_id: key.team_id,
-            credential: Credential::ApiKey { key_id: key.id },
+            credential: Credential::ApiKey {
+                key_id: key.id,
+                label: key.label,
+            },
+            channel: Default::default(),
         })
     }
 

@@ -20,6 +20,7 @@ impl Lectern {
                     id: d.id,
                     title: d.title,
                     description: d.description,
+                    revision: d.revision,
                 })
                 .collect(),
             meta: paging.meta(total),
@@ -47,6 +48,7 @@ impl Lectern {
                 trashed_at: d
                     .trashed_at
                     .expect("the store lists only decks with trashed_at set as trashed"),
+                revision: d.revision,
             })
             .collect();
         Ok(Page {
@@ -63,7 +65,7 @@ impl Lectern {
             .into_iter()
             .map(|s| vec![s])
             .collect();
-        let (record, slide_ids) = self.insert_deck(caller.user_id, new, stacks).await?;
+        let (record, slide_ids) = self.insert_deck(&caller.author(), new, stacks).await?;
         Ok(CreatedDeck {
             meta: self.deck_meta(&record),
             slide_ids,
@@ -83,14 +85,16 @@ impl Lectern {
         if !title.trim().is_empty() {
             new.title = title;
         }
-        let (record, _) = self.insert_deck(user.id, new, imported.stacks).await?;
+        let (record, _) = self
+            .insert_deck(&Author::admin(user.id), new, imported.stacks)
+            .await?;
         Ok(record.id)
     }
 
     /// Stores a deck whose slides come as stacks (one slide, or a vertical group).
     pub(crate) async fn insert_deck(
         &self,
-        owner_id: i64,
+        author: &Author,
         new: NewDeck,
         stacks: Vec<Vec<NewSlide>>,
     ) -> Result<(DeckRecord, Vec<String>)> {
@@ -106,23 +110,26 @@ impl Lectern {
         let slide_ids = slides.iter().map(|s| s.slot.id.clone()).collect();
         let record = self
             .store
-            .create_deck(NewDeckRecord {
-                owner_id,
-                slug_base: slugify(&new.title),
-                title: new.title,
-                description: new.description,
-                visibility: new.visibility,
-                width: new.width,
-                height: new.height,
-                margin: new.margin,
-                theme_color: new.theme_color,
-                theme_font: new.theme_font,
-                transition: defaults::TRANSITION,
-                background_transition: defaults::BACKGROUND_TRANSITION,
-                language: defaults::LANGUAGE.into(),
-                slides,
-                created_at: Timestamp::now(),
-            })
+            .create_deck(
+                NewDeckRecord {
+                    owner_id: author.user_id,
+                    slug_base: slugify(&new.title),
+                    title: new.title,
+                    description: new.description,
+                    visibility: new.visibility,
+                    width: new.width,
+                    height: new.height,
+                    margin: new.margin,
+                    theme_color: new.theme_color,
+                    theme_font: new.theme_font,
+                    transition: defaults::TRANSITION,
+                    background_transition: defaults::BACKGROUND_TRANSITION,
+                    language: defaults::LANGUAGE.into(),
+                    slides,
+                    created_at: Timestamp::now(),
+                },
+                author,
+            )
             .await?;
         Ok((record, slide_ids))
     }
@@ -154,6 +161,7 @@ impl Lectern {
         caller: &Caller,
         deck_id: DeckId,
         patch: DeckPatch,
+        precondition: Option<Precondition>,
     ) -> Result<DeckMeta> {
         caller.require(Scope::Manage)?;
         if let Some(v) = patch.visibility {
@@ -162,7 +170,13 @@ impl Lectern {
         let id = deck_id.stored().ok_or_else(Error::deck_not_found)?;
         let deck = self
             .store
-            .update_deck(caller.user_id, id, &patch, Timestamp::now())
+            .update_deck(
+                caller.user_id,
+                id,
+                &patch,
+                Timestamp::now(),
+                &write_context(caller, precondition),
+            )
             .await?
             .ok_or_else(Error::deck_not_found)?;
         Ok(self.deck_meta(&deck))
@@ -188,7 +202,12 @@ impl Lectern {
         at: Option<Timestamp>,
     ) -> Result<()> {
         let id = deck_id.stored().ok_or_else(Error::deck_not_found)?;
-        if self.store.set_deck_trashed(caller.user_id, id, at).await? {
+        let author = caller.author();
+        if self
+            .store
+            .set_deck_trashed(caller.user_id, id, at, &author)
+            .await?
+        {
             Ok(())
         } else {
             Err(Error::deck_not_found())
@@ -248,6 +267,7 @@ impl Lectern {
             slug: d.slug.clone(),
             visibility: d.visibility,
             slide_count: d.slide_count,
+            revision: d.revision,
             width: d.width,
             height: d.height,
             margin: d.margin,

@@ -291,6 +291,22 @@ impl Lectern {
 }
 
 impl Worker<'_> {
+    /// Forgets deck revisions older than `days` days, except each deck's newest
+    /// [`crate::revision::KEEP_NEWEST_REVISIONS`]; `0` keeps everything. Returns how many
+    /// revisions were forgotten.
+    pub async fn prune_history(&self, days: u32) -> Result<u64> {
+        if days == 0 {
+            return Ok(0);
+        }
+        let before = Timestamp::from_unix_micros(
+            Timestamp::now().unix_micros() - i64::from(days) * 86_400 * 1_000_000,
+        );
+        self.0
+            .store()
+            .prune_history(before, crate::revision::KEEP_NEWEST_REVISIONS)
+            .await
+    }
+
     /// takes the next export job (see `Store::claim_export`), leased for `lease`.
     pub async fn claim_export_job(
         &self,

@@ -4,13 +4,14 @@
 
 use std::sync::Arc;
 
-use crate::auth::{Caller, Credential, Scope};
+use crate::auth::{Author, Caller, Credential, Scope};
 use crate::deck::{DeckPatch, MAX_TITLE_CHARS, NewDeck, NewSlide, Visibility, defaults, slugify};
 use crate::html::{Notes, SlideHtml};
 use crate::ids::{DeckId, SlideId};
 use crate::import::ImportedDeck;
 use crate::layout::{self, Position, SlideSlot};
 use crate::params::{PageMeta, Paging};
+use crate::revision::{Operation, Precondition, WriteContext};
 use crate::secret::{self, NewApiKey, Secret};
 use crate::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
 use crate::store::{
@@ -29,6 +30,7 @@ use crate::{Error, Result};
 mod accounts;
 mod decks;
 pub mod exports;
+mod revisions;
 pub mod shares;
 mod slides;
 mod teams;
@@ -185,4 +187,12 @@ impl Admin<'_> {
 /// The HTML of all stored slides (`deck_html`), in the order they were read.
 fn deck_html(slides: &[SlideHtmlRecord]) -> String {
     layout::render_deck_html(slides.iter().map(|s| (&s.slot, s.html.as_str())))
+}
+
+/// Who writes, and on which condition.
+fn write_context(caller: &Caller, precondition: Option<Precondition>) -> WriteContext {
+    WriteContext {
+        author: caller.author(),
+        precondition,
+    }
 }

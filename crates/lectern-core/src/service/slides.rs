@@ -63,6 +63,8 @@ impl Lectern {
             deck_id: deck.id,
             html: slide.html,
             notes: slide.notes,
+            // Read before the slide: the content is never older than this revision.
+            revision: deck.revision,
         })
     }
 
@@ -72,6 +74,7 @@ impl Lectern {
         caller: &Caller,
         deck_id: DeckId,
         input: AddSlide,
+        precondition: Option<Precondition>,
     ) -> Result<SlidePlace> {
         caller.require(Scope::Manage)?;
         let id = new_slide_id();
@@ -80,6 +83,8 @@ impl Lectern {
             .edit_slides(
                 caller,
                 deck_id,
+                Operation::AddSlide,
+                precondition,
                 Box::new(move |slots: &[SlideSlot]| {
                     let plan = layout::add(slots, &new_id, &input.anchor)?;
                     let slot = plan.insert[0].clone();
@@ -94,11 +99,12 @@ impl Lectern {
                         after: layout::apply(slots, &plan),
                         plan,
                         content: None,
+                        revision: 0,
                     })
                 }),
             )
             .await?;
-        self.place(deck_id, &edit.after, &id)
+        self.place(deck_id, &edit, &id)
     }
 
     /// `update_slide` (4.4): replaces html and/or notes; the id and position stay.
@@ -108,6 +114,7 @@ impl Lectern {
         deck_id: DeckId,
         slide_id: &SlideId,
         input: UpdateSlide,
+        precondition: Option<Precondition>,
     ) -> Result<SlidePlace> {
         caller.require(Scope::Manage)?;
         let id = slide_id.as_str().to_string();
@@ -115,6 +122,8 @@ impl Lectern {
             .edit_slides(
                 caller,
                 deck_id,
+                Operation::UpdateSlide,
+                precondition,
                 Box::new(move |slots: &[SlideSlot]| {
                     if !slots.iter().any(|s| s.id == id) {
                         return Err(slide_not_found());
@@ -133,7 +142,7 @@ impl Lectern {
                 }),
             )
             .await?;
-        self.place(deck_id, &edit.after, slide_id.as_str())
+        self.place(deck_id, &edit, slide_id.as_str())
     }
 
     /// `remove_slides` (4.4).
@@ -142,23 +151,36 @@ impl Lectern {
         caller: &Caller,
         deck_id: DeckId,
         input: RemoveSlides,
+        precondition: Option<Precondition>,
     ) -> Result<SlideCount> {
-        self.apply_plan(caller, deck_id, move |slots| {
-            layout::remove(slots, &input.slide_ids)
-        })
+        self.apply_plan(
+            caller,
+            deck_id,
+            Operation::RemoveSlides,
+            precondition,
+            move |slots| layout::remove(slots, &input.slide_ids),
+        )
         .await
     }
 
-    /// `move_slides` (4.4).
+    /// `move_slides` (4.4). A move that leaves the order as it was writes nothing.
     pub async fn move_slides(
         &self,
         caller: &Caller,
         deck_id: DeckId,
         input: MoveSlides,
+        precondition: Option<Precondition>,
     ) -> Result<SlideCount> {
-        self.apply_plan(caller, deck_id, move |slots| {
-            layout::move_slides(slots, &input.slide_ids, &input.anchor)
-        })
+        self.apply_plan(
+            caller,
+            deck_id,
+            Operation::MoveSlides,
+            precondition,
+            move |slots| {
+                let plan = layout::move_slides(slots, &input.slide_ids, &input.anchor)?;
+                Ok(layout::unless_unchanged(slots, plan))
+            },
+        )
         .await
     }
 
@@ -167,6 +189,8 @@ impl Lectern {
         &self,
         caller: &Caller,
         deck_id: DeckId,
+        operation: Operation,
+        precondition: Option<Precondition>,
         plan: impl FnOnce(&[SlideSlot]) -> Result<layout::Plan> + Send + 'static,
     ) -> Result<SlideCount> {
         caller.require(Scope::Manage)?;
@@ -174,6 +198,8 @@ impl Lectern {
             .edit_slides(
                 caller,
                 deck_id,
+                operation,
+                precondition,
                 Box::new(move |slots: &[SlideSlot]| {
                     Ok(SlideEdit {
                         plan: plan(slots)?,
@@ -185,18 +211,23 @@ impl Lectern {
         Ok(SlideCount {
             count: edit.plan.count,
             missing_slide_ids: edit.plan.missing,
+            revision: edit.revision,
         })
     }
 
+    /// One slide edit as one revision by the caller, when `precondition` holds.
     pub(crate) async fn edit_slides(
         &self,
         caller: &Caller,
         deck_id: DeckId,
+        operation: Operation,
+        precondition: Option<Precondition>,
         edit: SlideEditFn,
     ) -> Result<SlideEdit> {
         let id = deck_id.stored().ok_or_else(Error::deck_not_found)?;
+        let ctx = write_context(caller, precondition);
         self.store
-            .edit_slides(caller.user_id, id, Timestamp::now(), edit)
+            .edit_slides(caller.user_id, id, Timestamp::now(), edit, operation, &ctx)
             .await?
             .ok_or_else(Error::deck_not_found)
     }
@@ -204,14 +235,15 @@ impl Lectern {
     pub(crate) fn place(
         &self,
         deck_id: DeckId,
-        after: &[SlideSlot],
+        edit: &SlideEdit,
         slide_id: &str,
     ) -> Result<SlidePlace> {
         Ok(SlidePlace {
             id: slide_id.to_string(),
             deck_id: deck_id.stored().ok_or_else(Error::deck_not_found)?,
-            position: position_of(after, slide_id)
+            position: position_of(&edit.after, slide_id)
                 .ok_or_else(|| Error::internal("an edited slide is missing from the new order"))?,
+            revision: edit.revision,
         })
     }
 }

@@ -45,6 +45,7 @@ impl Lectern {
                     name: d.owner_name,
                     username: d.owner_username,
                 },
+                revision: d.revision,
             })
             .collect()
     }

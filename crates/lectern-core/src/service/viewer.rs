@@ -124,6 +124,7 @@ impl Lectern {
                 id: d.id,
                 title: d.title,
                 description: d.description,
+                revision: d.revision,
             })
             .collect();
         Ok(Profile {

@@ -214,8 +214,8 @@ impl DeckStore for CachedStore {
         self.inner.list_decks(owner_id, kind, paging).await
     }
 
-    async fn create_deck(&self, deck: NewDeckRecord) -> Result<DeckRecord> {
-        self.inner.create_deck(deck).await
+    async fn create_deck(&self, deck: NewDeckRecord, author: &Author) -> Result<DeckRecord> {
+        self.inner.create_deck(deck, author).await
     }
 
     async fn get_deck(&self, owner_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
@@ -244,8 +244,12 @@ impl DeckStore for CachedStore {
         deck_id: i64,
         patch: &DeckPatch,
         now: Timestamp,
+        ctx: &WriteContext,
     ) -> Result<Option<DeckRecord>> {
-        let result = self.inner.update_deck(owner_id, deck_id, patch, now).await;
+        let result = self
+            .inner
+            .update_deck(owner_id, deck_id, patch, now, ctx)
+            .await;
         self.forget_deck(deck_id);
         result
     }
@@ -255,10 +259,11 @@ impl DeckStore for CachedStore {
         owner_id: i64,
         deck_id: i64,
         trashed_at: Option<Timestamp>,
+        author: &Author,
     ) -> Result<bool> {
         let result = self
             .inner
-            .set_deck_trashed(owner_id, deck_id, trashed_at)
+            .set_deck_trashed(owner_id, deck_id, trashed_at, author)
             .await;
         self.forget_deck(deck_id);
         result
@@ -293,10 +298,55 @@ impl SlideStore for CachedStore {
         deck_id: i64,
         now: Timestamp,
         edit: SlideEditFn,
+        operation: Operation,
+        ctx: &WriteContext,
     ) -> Result<Option<SlideEdit>> {
-        let result = self.inner.edit_slides(owner_id, deck_id, now, edit).await;
+        let result = self
+            .inner
+            .edit_slides(owner_id, deck_id, now, edit, operation, ctx)
+            .await;
         self.forget_deck(deck_id);
         result
+    }
+}
+
+#[async_trait]
+impl RevisionStore for CachedStore {
+    async fn list_revisions(
+        &self,
+        deck_id: i64,
+        slide_id: Option<&str>,
+        paging: Paging,
+    ) -> Result<(Vec<RevisionRecord>, i64)> {
+        self.inner.list_revisions(deck_id, slide_id, paging).await
+    }
+
+    async fn revision_snapshot(
+        &self,
+        deck_id: i64,
+        revision: i64,
+    ) -> Result<Option<RevisionSnapshot>> {
+        self.inner.revision_snapshot(deck_id, revision).await
+    }
+
+    async fn restore_deck(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        plan: RestoreFn,
+        now: Timestamp,
+        ctx: &WriteContext,
+    ) -> Result<Option<DeckRecord>> {
+        let result = self
+            .inner
+            .restore_deck(owner_id, deck_id, plan, now, ctx)
+            .await;
+        self.forget_deck(deck_id);
+        result
+    }
+
+    async fn prune_history(&self, before: Timestamp, keep: i64) -> Result<u64> {
+        self.inner.prune_history(before, keep).await
     }
 }
 

@@ -8,9 +8,11 @@
 use async_trait::async_trait;
 
 use crate::Result;
+use crate::auth::Author;
 use crate::deck::DeckPatch;
 use crate::layout::SlideSlot;
 use crate::params::Paging;
+use crate::revision::{Operation, WriteContext};
 use crate::time::Timestamp;
 
 mod records;
@@ -45,6 +47,7 @@ pub trait Store:
     + KeyStore
     + DeckStore
     + SlideStore
+    + RevisionStore
     + ShareStore
     + ExportStore
     + OAuthStore
@@ -59,6 +62,7 @@ impl<T> Store for T where
         + KeyStore
         + DeckStore
         + SlideStore
+        + RevisionStore
         + ShareStore
         + ExportStore
         + OAuthStore
@@ -138,29 +142,33 @@ pub trait DeckStore: Send + Sync {
         kind: DeckListKind,
         paging: Paging,
     ) -> Result<(Vec<DeckListRecord>, i64)>;
-    /// Stores a deck and its slides; returns the deck.
-    async fn create_deck(&self, deck: NewDeckRecord) -> Result<DeckRecord>;
+    /// Stores a deck and its slides as revision 1 by `author`; returns the deck.
+    async fn create_deck(&self, deck: NewDeckRecord, author: &Author) -> Result<DeckRecord>;
     /// The owner's deck with this id, trashed or not.
     async fn get_deck(&self, owner_id: i64, deck_id: i64) -> Result<Option<DeckRecord>>;
     /// The deck at `/{username}/{slug}`, trashed or not.
     async fn find_deck_by_slug(&self, username: &str, slug: &str) -> Result<Option<DeckRecord>>;
     /// The deck with this id, whoever owns it (share links and exports).
     async fn find_deck(&self, deck_id: i64) -> Result<Option<DeckRecord>>;
-    /// Applies a patch to the owner's active deck; `None` when there is no such deck.
+    /// Applies a patch to the owner's active deck when `ctx`'s precondition holds, as one
+    /// revision unless it changes nothing; `None` when there is no such deck.
     async fn update_deck(
         &self,
         owner_id: i64,
         deck_id: i64,
         patch: &DeckPatch,
         now: Timestamp,
+        ctx: &WriteContext,
     ) -> Result<Option<DeckRecord>>;
-    /// Moves the owner's deck into the trash (`Some(time)`) or out of it (`None`). A deck
-    /// already in the requested state is left as it is. `false` when there is no such deck.
+    /// Moves the owner's deck into the trash (`Some(time)`) or out of it (`None`), as one
+    /// revision by `author`. A deck already in the requested state is left as it is.
+    /// `false` when there is no such deck.
     async fn set_deck_trashed(
         &self,
         owner_id: i64,
         deck_id: i64,
         trashed_at: Option<Timestamp>,
+        author: &Author,
     ) -> Result<bool>;
 }
 
@@ -180,16 +188,56 @@ pub trait SlideStore: Send + Sync {
     ) -> Result<(Vec<(SlideSlot, SlideSummaryRecord)>, i64)>;
     /// One slide of a deck.
     async fn get_slide(&self, deck_id: i64, slide_id: &str) -> Result<Option<SlideRecord>>;
-    /// In one transaction: locks the owner's active deck, reads its order, lets `edit`
-    /// decide, writes the result and bumps the deck's `updated_at`. `None` when there is no
-    /// such deck; an error from `edit` changes nothing.
+    /// In one transaction: locks the owner's active deck, checks `ctx`'s precondition,
+    /// reads its order, lets `edit` decide, writes the result, bumps the deck's `updated_at`
+    /// and records it as one revision (`operation` by `ctx.author`) unless it changed
+    /// nothing. `None` when there is no such deck; an error changes nothing.
     async fn edit_slides(
         &self,
         owner_id: i64,
         deck_id: i64,
         now: Timestamp,
         edit: SlideEditFn,
+        operation: Operation,
+        ctx: &WriteContext,
     ) -> Result<Option<SlideEdit>>;
+}
+
+/// The deck history: its entries, the deck as it was after one, restoring it, and forgetting
+/// old entries.
+#[async_trait]
+pub trait RevisionStore: Send + Sync {
+    /// One page of a deck's revisions, newest first, and their total; only those that
+    /// touched `slide_id` when one is given.
+    async fn list_revisions(
+        &self,
+        deck_id: i64,
+        slide_id: Option<&str>,
+        paging: Paging,
+    ) -> Result<(Vec<RevisionRecord>, i64)>;
+    /// The deck as it was right after `revision`; `None` when there is no such revision
+    /// (never made, or forgotten).
+    async fn revision_snapshot(
+        &self,
+        deck_id: i64,
+        revision: i64,
+    ) -> Result<Option<RevisionSnapshot>>;
+    /// In one transaction: locks the owner's active deck, checks `ctx`'s precondition, reads
+    /// the deck and its slides, lets `plan` decide what differs from the restored revision,
+    /// writes it and records it as one `restore` revision (none when nothing differs).
+    /// `None` when there is no such deck.
+    async fn restore_deck(
+        &self,
+        owner_id: i64,
+        deck_id: i64,
+        plan: RestoreFn,
+        now: Timestamp,
+        ctx: &WriteContext,
+    ) -> Result<Option<DeckRecord>>;
+    /// Forgets the revisions made before `before`, except each deck's newest `keep`; the
+    /// decks after the kept revisions stay exactly as they were. Returns how many were
+    /// forgotten.
+    async fn prune_history(&self, before: Timestamp, keep: i64) -> Result<u64>;
 }
 
 /// Share links and their views.

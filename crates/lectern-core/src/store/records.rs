@@ -41,6 +41,8 @@ pub struct ApiKeyRecord {
     pub user_id: i64,
     pub username: String,
     pub team_id: Option<i64>,
+    /// What its owner called it (the deck history names it).
+    pub label: String,
     /// SHA-256 of the whole key.
     pub hash: String,
     pub last_used_at: Option<Timestamp>,
@@ -265,6 +267,10 @@ pub struct GrantRecord {
 #[derive(Debug, Clone)]
 pub struct AccessTokenRecord {
     pub token_id: i64,
+    /// The authorization the token belongs to.
+    pub grant_id: i64,
+    /// The OAuth client's name.
+    pub client_name: String,
     pub user_id: i64,
     pub username: String,
     pub team_id: Option<i64>,
@@ -304,6 +310,8 @@ pub struct DeckRecord {
     pub owner_team_id: Option<i64>,
     /// Names the deck's current thumbnail image, once one was drawn.
     pub thumbnail_token: Option<String>,
+    /// The deck's revision: 1 at creation, one more with every change.
+    pub revision: i64,
 }
 
 /// A team as stored.
@@ -327,6 +335,7 @@ pub struct TeamDeckListRecord {
     pub owner_name: String,
     pub owner_username: String,
     pub thumbnail_token: Option<String>,
+    pub revision: i64,
 }
 
 /// A deck found by `search_decks`.
@@ -346,6 +355,7 @@ pub struct DeckListRecord {
     pub slug: String,
     pub trashed_at: Option<Timestamp>,
     pub thumbnail_token: Option<String>,
+    pub revision: i64,
 }
 
 /// A new deck to store; the backend picks the slug (see [`crate::deck::unique_slug`]).
@@ -436,6 +446,9 @@ pub struct SlideEdit {
     pub content: Option<SlideContentPatch>,
     /// The deck's order after the edit, when the answer needs a position (else empty).
     pub after: Vec<SlideSlot>,
+    /// Set by the store: the deck's revision after the edit (unchanged when the edit
+    /// changed nothing).
+    pub revision: i64,
 }
 
 /// The core's decision, made inside the backend's transaction from the current order.
@@ -460,3 +473,72 @@ pub struct RateUsage {
     pub bucket: i64,
     pub requests: u64,
 }
+
+/// One entry of a deck's history.
+#[derive(Debug, Clone)]
+pub struct RevisionRecord {
+    pub revision: i64,
+    pub created_at: Timestamp,
+    /// The operationId that made it ([`crate::revision::Operation::as_str`]).
+    pub operation: String,
+    /// The slides it added, changed, removed or moved.
+    pub slide_ids: Vec<String>,
+    pub restored_revision: Option<i64>,
+    /// The author's account (none once that account is gone) and username.
+    pub author_id: Option<i64>,
+    pub author_username: Option<String>,
+    pub via: String,
+    pub label: Option<String>,
+    /// Names the credential it was made through (`key:<id>`, `grant:<id>`).
+    pub credential: Option<String>,
+}
+
+/// A deck as it was right after one revision: its settings and its slides in order.
+#[derive(Debug, Clone)]
+pub struct RevisionSnapshot {
+    pub revision: i64,
+    pub created_at: Timestamp,
+    pub settings: crate::revision::DeckSettings,
+    /// In presentation order.
+    pub slides: Vec<SlideHtmlRecord>,
+}
+
+/// What a restore writes, decided by the core from the deck as it is and as it was: only
+/// what differs.
+#[derive(Debug, Clone, Default)]
+pub struct RestorePlan {
+    pub restored_revision: i64,
+    /// The settings to bring back, when they differ from the current ones.
+    pub settings: Option<crate::revision::DeckSettings>,
+    /// Slides to delete (they did not exist after the restored revision).
+    pub delete: Vec<String>,
+    /// Existing slides whose place or content differs: their place, and their content
+    /// when that differs.
+    pub update: Vec<(SlideSlot, Option<SlideContent>)>,
+    /// Slides that come back, with their ids, places, content and notes.
+    pub insert: Vec<NewSlideRecord>,
+}
+
+impl RestorePlan {
+    /// Whether the restore changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.settings.is_none()
+            && self.delete.is_empty()
+            && self.update.is_empty()
+            && self.insert.is_empty()
+    }
+
+    /// The slides it removes, changes, moves or brings back.
+    pub fn slide_ids(&self) -> Vec<String> {
+        self.delete
+            .iter()
+            .cloned()
+            .chain(self.update.iter().map(|(s, _)| s.id.clone()))
+            .chain(self.insert.iter().map(|s| s.slot.id.clone()))
+            .collect()
+    }
+}
+
+/// The core's restore decision, made inside the backend's transaction from the deck as it
+/// is (its record and its slides in order).
+pub type RestoreFn = Box<dyn FnOnce(&DeckRecord, &[SlideHtmlRecord]) -> Result<RestorePlan> + Send>;
