@@ -20,6 +20,7 @@ fn decode_cell(row: &AnyRow, i: usize, kind: Kind) -> Result<Cell> {
             .map_or(Cell::Null, |b| Cell::Int(i64::from(b))),
         Kind::Real => row.opt_real(i)?.map_or(Cell::Null, Cell::Real),
         Kind::Text => row.opt_text(i)?.map_or(Cell::Null, Cell::Text),
+        Kind::Blob => row.opt_bytes(i)?.map_or(Cell::Null, Cell::Blob),
     })
 }
 
@@ -30,6 +31,8 @@ fn bind_cell<'q>(query: Query<'q>, cell: &Cell, kind: Kind) -> Query<'q> {
         (Cell::Int(i), _) => query.bind(*i),
         (Cell::Real(r), _) => query.bind(*r),
         (Cell::Text(t), _) => query.bind(t.clone()),
+        (Cell::Blob(b), _) => query.bind(b.clone()),
+        (Cell::Null, Kind::Blob) => query.bind(None::<Vec<u8>>),
         (Cell::Null, Kind::Text) => query.bind(None::<String>),
         (Cell::Null, Kind::Real) => query.bind(None::<f64>),
         (Cell::Null, Kind::Bool) => query.bind(None::<bool>),
@@ -55,16 +58,19 @@ impl DumpStore for SqlStore {
                 _ => c.to_string(),
             })
             .collect();
-        let (key, key_kind) = table.columns[0];
-        let collate = if key_kind == Kind::Text {
-            self.dialect.byte_order()
-        } else {
-            ""
-        };
+        // Every column in turn: the key's columns come first, so this is key order on both
+        // databases (text in byte order).
+        let order: Vec<String> = (table.columns.iter())
+            .map(|(c, kind)| match kind {
+                Kind::Text => format!("{c}{}", self.dialect.byte_order()),
+                _ => c.to_string(),
+            })
+            .collect();
         let sql = sqlx::AssertSqlSafe(format!(
-            "SELECT {} FROM {} ORDER BY {key}{collate}",
+            "SELECT {} FROM {} ORDER BY {}",
             columns.join(", "),
             table.name,
+            order.join(", "),
         ));
         all(&self.read, sqlx::query(sql), |row| {
             let cells = table.columns.iter().enumerate();

@@ -20,6 +20,7 @@ pub trait Columns {
     fn text(&self, i: usize) -> Result<String>;
     fn opt_text(&self, i: usize) -> Result<Option<String>>;
     fn bytes(&self, i: usize) -> Result<Vec<u8>>;
+    fn opt_bytes(&self, i: usize) -> Result<Option<Vec<u8>>>;
     fn int(&self, i: usize) -> Result<i64>;
     fn opt_int(&self, i: usize) -> Result<Option<i64>>;
     fn real(&self, i: usize) -> Result<f64>;
@@ -37,6 +38,9 @@ impl Columns for AnyRow {
         self.try_get(i).map_err(fault)
     }
     fn bytes(&self, i: usize) -> Result<Vec<u8>> {
+        self.try_get(i).map_err(fault)
+    }
+    fn opt_bytes(&self, i: usize) -> Result<Option<Vec<u8>>> {
         self.try_get(i).map_err(fault)
     }
     fn int(&self, i: usize) -> Result<i64> {

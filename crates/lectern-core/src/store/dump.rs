@@ -17,10 +17,13 @@ pub enum Kind {
     Text,
     /// Stored as INTEGER 0/1 on SQLite and BOOLEAN on PostgreSQL; carried as `Int`.
     Bool,
+    /// Bytes: BLOB on SQLite, BYTEA on PostgreSQL.
+    Blob,
 }
 
-/// One table: its name, its columns (the first is the primary key) and whether the key is
-/// generated from a sequence that must follow the copied rows.
+/// One table: its name, its columns (the primary key's columns first, so that ordering by
+/// every column in turn orders by the key) and whether the key is generated from a sequence
+/// that must follow the copied rows.
 #[derive(Debug)]
 pub struct TableSpec {
     pub name: &'static str,
@@ -35,12 +38,13 @@ pub enum Cell {
     Int(i64),
     Real(f64),
     Text(String),
+    Blob(Vec<u8>),
 }
 
 /// A row: cells in the order of its table's columns.
 pub type Row = Vec<Cell>;
 
-use Kind::{Bool, Int, Real, Text};
+use Kind::{Blob, Bool, Int, Real, Text};
 
 /// Every table, parents before children.
 pub const TABLES: &[TableSpec] = &[
@@ -120,6 +124,7 @@ pub const TABLES: &[TableSpec] = &[
             ("created_at", Int),
             ("updated_at", Int),
             ("trashed_at", Int),
+            ("revision", Int),
         ],
         serial_id: true,
     },
@@ -232,6 +237,47 @@ pub const TABLES: &[TableSpec] = &[
         serial_id: true,
     },
     TableSpec {
+        name: "deck_revisions",
+        columns: &[
+            ("deck_id", Int),
+            ("revision", Int),
+            ("created_at", Int),
+            ("operation", Text),
+            ("slide_ids", Text),
+            ("restored_revision", Int),
+            ("author_id", Int),
+            ("via", Text),
+            ("label", Text),
+            ("credential", Text),
+            ("settings", Text),
+        ],
+        serial_id: false,
+    },
+    TableSpec {
+        name: "history_blobs",
+        columns: &[
+            ("id", Int),
+            ("deck_id", Int),
+            ("hash", Text),
+            ("encoding", Int),
+            ("data", Blob),
+        ],
+        serial_id: true,
+    },
+    TableSpec {
+        name: "slide_history",
+        columns: &[
+            ("deck_id", Int),
+            ("slide_id", Text),
+            ("revision", Int),
+            ("rank", Text),
+            ("group_id", Int),
+            ("html_blob", Int),
+            ("notes_blob", Int),
+        ],
+        serial_id: false,
+    },
+    TableSpec {
         name: "server_secrets",
         columns: &[("name", Text), ("value", Text), ("created_at", Int)],
         serial_id: false,
@@ -264,6 +310,13 @@ pub fn summarize(table: &'static str, rows: &[Row]) -> TableSummary {
                 }
                 Cell::Text(t) => {
                     let _ = write!(buf, "T{}:{t};", t.len());
+                }
+                Cell::Blob(b) => {
+                    let _ = write!(buf, "B{}:", b.len());
+                    for byte in b {
+                        let _ = write!(buf, "{byte:02x}");
+                    }
+                    buf.push(';');
                 }
             }
         }
