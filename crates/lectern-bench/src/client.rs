@@ -18,7 +18,12 @@ pub struct Target {
     pub path: String,
     pub key: Option<String>,
     pub body: Option<Bytes>,
+    /// Each request's body has `%N%` replaced by a number no other request of the run had.
+    pub vary: bool,
 }
+
+/// The numbers `%N%` takes in varying bodies.
+static VARY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// What a load run measured.
 pub struct Outcome {
@@ -41,6 +46,7 @@ pub fn get(path: &str, key: &str) -> Target {
         path: path.into(),
         key: Some(key.into()),
         body: None,
+        vary: false,
     }
 }
 
@@ -50,6 +56,14 @@ pub fn post(path: &str, key: &str, body: &serde_json::Value) -> Target {
         path: path.into(),
         key: Some(key.into()),
         body: Some(Bytes::from(body.to_string())),
+        vary: false,
+    }
+}
+
+pub fn patch(path: &str, key: &str, body: &serde_json::Value) -> Target {
+    Target {
+        method: hyper::Method::PATCH,
+        ..post(path, key, body)
     }
 }
 
@@ -89,7 +103,13 @@ pub fn build(addr: SocketAddr, t: &Target) -> anyhow::Result<Request<Full<Bytes>
     if t.body.is_some() {
         req = req.header("content-type", "application/json");
     }
-    Ok(req.body(Full::new(t.body.clone().unwrap_or_default()))?)
+    let mut body = t.body.clone().unwrap_or_default();
+    if t.vary {
+        let n = VARY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let text = String::from_utf8_lossy(&body).replace("%N%", &n.to_string());
+        body = Bytes::from(text);
+    }
+    Ok(req.body(Full::new(body))?)
 }
 
 /// One request on a fresh connection: status and body.

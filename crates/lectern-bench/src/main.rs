@@ -4,12 +4,19 @@
 //!
 //! ```text
 //! cargo run --release -p lectern-bench -- [SCENARIO ...] [--connections N] [--seconds T]
-//!     [--rate-limit N]
+//!     [--rate-limit N] [--backend sqlite|postgres] [--servers N] [--compare PATH]
 //! ```
+//!
+//! `--compare PATH` also loads a previous build (another `lectern-bench` binary, which serves
+//! its own Lectern as `PATH __serve-lectern`) on a database of its own, in the same run, and
+//! prints this build's requests/s as a ratio of it.
 //!
 //! Scenarios (all when none is named): `get_deck`, `list_decks`, `create_deck`;
 //! `list_slides_N` (first page) and `move_slides_N` (10 slides moved per request) on a deck
-//! of N = 10, 1000 or 10000 slides; `add_slide` (appends to one deck); `export_pdf_50`: the
+//! of N = 10, 1000 or 10000 slides; `add_slide` (appends to one deck); `update_slide` (new
+//! notes each time: every request is a revision); `history_10000`: a 1,000-slide deck after
+//! 10,000 single-slide edits, its database growth, listing and restoring revisions (see
+//! `history.rs`); `export_pdf_50`: the
 //! time from `create_deck_export` to `completed` for a 50-slide PDF, cold (first, the browser
 //! starts) and warm, beside decktape 3 printing the same deck page with the same Chromium
 //! (`--decktape PATH`, installed by scripts/bench-exports.sh). Both servers
@@ -23,15 +30,15 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
-use bytes::Bytes;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 mod client;
 mod exports;
+mod history;
 mod pgdb;
 
-use client::{Target, get, load, once, post, print_row};
+use client::{Target, get, load, once, patch, post, print_row};
 use exports::{export_bench, settle_thumbnails};
 use pgdb::BenchDatabase;
 
@@ -46,6 +53,8 @@ const SCENARIOS: &[&str] = &[
     "move_slides_1000",
     "move_slides_10000",
     "add_slide",
+    "update_slide",
+    "history_10000",
     "export_pdf_50",
 ];
 
@@ -92,7 +101,7 @@ async fn serve_lectern(data_dir: PathBuf, database_url: Option<String>) -> anyho
 
 /// Child: answers every request with `status` and the bytes of `body_file`, from memory.
 async fn serve_baseline(status: u16, body_file: PathBuf) -> anyhow::Result<()> {
-    let body = Bytes::from(std::fs::read(&body_file)?);
+    let body = bytes::Bytes::from(std::fs::read(&body_file)?);
     let status = axum::http::StatusCode::from_u16(status)?;
     let app = axum::Router::new().fallback(move || {
         let body = body.clone();
@@ -104,10 +113,17 @@ async fn serve_baseline(status: u16, body_file: PathBuf) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Starts a child of this binary and waits for its `lectern: listening on URL` line;
-/// returns it, the address, and the lines printed before it.
-async fn spawn_child(args: &[&str]) -> anyhow::Result<(Child, SocketAddr, Vec<String>)> {
-    let mut child = Command::new(std::env::current_exe()?)
+/// Starts a child (`program`, default this binary) and waits for its `lectern: listening on
+/// URL` line; returns it, the address, and the lines printed before it.
+async fn spawn_child(
+    program: Option<&Path>,
+    args: &[&str],
+) -> anyhow::Result<(Child, SocketAddr, Vec<String>)> {
+    let program = match program {
+        Some(p) => p.to_path_buf(),
+        None => std::env::current_exe()?,
+    };
+    let mut child = Command::new(program)
         .args(args)
         .env(
             "LECTERN_RATE_LIMIT",
@@ -130,12 +146,147 @@ async fn spawn_child(args: &[&str]) -> anyhow::Result<(Child, SocketAddr, Vec<St
     bail!("the child server exited before it listened")
 }
 
+/// Lectern under test: its processes (one, or several on one PostgreSQL database), the
+/// bootstrap account's key, and a fixture deck.
+struct Server {
+    children: Vec<Child>,
+    addrs: Vec<SocketAddr>,
+    key: String,
+    /// The last of 20 fixture decks of 5 slides each.
+    deck_id: i64,
+    /// The SQLite data dir (the history scenario measures its database).
+    data_dir: PathBuf,
+    pg: Option<BenchDatabase>,
+}
+
+impl Server {
+    /// Starts `servers` Lectern processes of `program` (default: this build) on a fresh
+    /// database (SQLite in `data_dir`, or a new PostgreSQL database on `postgres_url`) and
+    /// creates the fixture.
+    async fn start(
+        program: Option<&Path>,
+        data_dir: PathBuf,
+        postgres_url: Option<&str>,
+        servers: usize,
+    ) -> anyhow::Result<Server> {
+        let pg = match postgres_url {
+            Some(url) => Some(BenchDatabase::create(url).await?),
+            None => None,
+        };
+        let mut args = vec!["__serve-lectern".to_string(), path_str(&data_dir)?.to_string()];
+        if let Some(db) = &pg {
+            args.push(db.url.clone());
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        // The first server bootstraps the account and prints its key; the others share it.
+        let (first, addr, printed) = spawn_child(program, &args).await?;
+        let mut children = vec![first];
+        let mut addrs = vec![addr];
+        for _ in 1..servers {
+            let (child, addr, _) = spawn_child(program, &args).await?;
+            children.push(child);
+            addrs.push(addr);
+        }
+        let key = printed
+            .iter()
+            .find_map(|l| l.trim().strip_prefix("API key:"))
+            .context("the fresh server printed no API key")?
+            .trim()
+            .to_string();
+        let slides: Vec<serde_json::Value> = (0..5)
+            .map(|i| serde_json::json!({"html": format!("<section><h2>Slide {i}</h2><p>Some text for slide {i}.</p></section>"), "notes": "Remember this."}))
+            .collect();
+        let mut deck_id = 0;
+        for i in 0..20 {
+            let body = serde_json::json!({"title": format!("Deck {i}"), "slides": slides});
+            let (status, bytes) = once(addr, &post("/v1/decks", &key, &body)).await?;
+            if status != 201 {
+                bail!("fixture deck creation answered {status}");
+            }
+            deck_id = serde_json::from_slice::<serde_json::Value>(&bytes)?["data"]["id"]
+                .as_i64()
+                .unwrap_or(0);
+        }
+        settle_thumbnails(addr, &key).await?;
+        Ok(Server {
+            children,
+            addrs,
+            key,
+            deck_id,
+            data_dir,
+            pg,
+        })
+    }
+
+    fn addr(&self) -> SocketAddr {
+        self.addrs[0]
+    }
+
+    async fn stop(self) -> anyhow::Result<()> {
+        drop(self.children);
+        if let Some(db) = self.pg {
+            db.drop_database().await?;
+        }
+        Ok(())
+    }
+
+    /// The request a load scenario repeats, made ready on this server.
+    async fn target(&self, scenario: &str) -> anyhow::Result<Target> {
+        let (addr, key, deck_id) = (self.addr(), self.key.as_str(), self.deck_id);
+        Ok(match scenario {
+            "get_deck" => get(&format!("/v1/decks/{deck_id}"), key),
+            "list_decks" => get("/v1/decks", key),
+            "create_deck" => post(
+                "/v1/decks",
+                key,
+                &serde_json::json!({"title": "Bench", "slides": [{"html": "<section><h1>Hello</h1></section>"}]}),
+            ),
+            "add_slide" => post(
+                &format!("/v1/decks/{deck_id}/slides"),
+                key,
+                &serde_json::json!({"html": "<section><h2>Added</h2></section>"}),
+            ),
+            "update_slide" => {
+                // New notes every time (%N% counts requests): a write that changes nothing
+                // would make no revision.
+                let (_, ids) = slide_ids(addr, key, deck_id).await?;
+                Target {
+                    vary: true,
+                    ..patch(
+                        &format!("/v1/decks/{deck_id}/slides/{}", ids[0]),
+                        key,
+                        &serde_json::json!({"notes": "Remember this, take %N%."}),
+                    )
+                }
+            }
+            other => {
+                let (kind, n) = other.rsplit_once('_').context("scenario name")?;
+                let (deck, ids) = big_deck(addr, key, n.parse()?).await?;
+                if kind == "list_slides" {
+                    get(&format!("/v1/decks/{deck}/slides"), key)
+                } else {
+                    // Ten slides from the front (nine on a deck of ten: the target stays) move
+                    // to just after a later slide: the same work every time.
+                    let moved: Vec<&String> = ids.iter().take(10.min(ids.len() - 1)).collect();
+                    let target = &ids[(ids.len() / 2).max(moved.len())];
+                    patch(
+                        &format!("/v1/decks/{deck}/slides/move"),
+                        key,
+                        &serde_json::json!({"slide_ids": moved, "insert_after_slide_id": target}),
+                    )
+                }
+            }
+        })
+    }
+}
+
 async fn bench(args: Vec<String>) -> anyhow::Result<()> {
     let mut connections = 32usize;
     let mut seconds = 10u64;
     let mut scenarios = Vec::new();
     let mut backend = "sqlite".to_string();
     let mut decktape: Option<String> = None;
+    let mut compare: Option<PathBuf> = None;
     let mut servers = 1usize;
     let mut postgres_url = std::env::var("LECTERN_BENCH_POSTGRES_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
@@ -146,6 +297,7 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
             "--servers" => servers = it.next().context("--servers N")?.parse()?,
             "--postgres-url" => postgres_url = it.next().context("--postgres-url URL")?,
             "--decktape" => decktape = Some(it.next().context("--decktape PATH")?),
+            "--compare" => compare = Some(it.next().context("--compare PATH")?.into()),
             "--connections" | "-c" => {
                 connections = it.next().context("--connections N")?.parse()?
             }
@@ -167,56 +319,27 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
     if servers == 0 || (servers > 1 && backend != "postgres") {
         bail!("--servers above 1 needs --backend postgres (SQLite serves one process)");
     }
-    let duration = Duration::from_secs(seconds);
-    let dir = tempfile::tempdir()?;
-    let data_dir = dir.path().join("data");
-    let data_dir = data_dir.to_str().context("utf-8 temp path")?.to_string();
-    let pg = match backend.as_str() {
+    let pg_url = match backend.as_str() {
         "sqlite" => None,
-        "postgres" => Some(BenchDatabase::create(&postgres_url).await?),
+        "postgres" => Some(postgres_url.as_str()),
         other => bail!("unknown backend {other:?}: sqlite or postgres"),
     };
-    let mut child_args = vec!["__serve-lectern".to_string(), data_dir];
-    if let Some(db) = &pg {
-        child_args.push(db.url.clone());
-    }
-    let child_args: Vec<&str> = child_args.iter().map(String::as_str).collect();
-    // The first server bootstraps the account and prints its key; the others share the data.
-    let (first, addr, printed) = spawn_child(&child_args).await?;
-    let mut children = vec![first];
-    let mut addrs = vec![addr];
-    for _ in 1..servers {
-        let (child, addr, _) = spawn_child(&child_args).await?;
-        children.push(child);
-        addrs.push(addr);
-    }
-    let key = printed
-        .iter()
-        .find_map(|l| l.trim().strip_prefix("API key:"))
-        .context("the fresh server printed no API key")?
-        .trim()
-        .to_string();
-
-    // Fixture: 20 decks of 5 slides each.
-    let slides: Vec<serde_json::Value> = (0..5)
-        .map(|i| serde_json::json!({"html": format!("<section><h2>Slide {i}</h2><p>Some text for slide {i}.</p></section>"), "notes": "Remember this."}))
-        .collect();
-    let mut deck_id = 0;
-    for i in 0..20 {
-        let body = serde_json::json!({"title": format!("Deck {i}"), "slides": slides});
-        let (status, bytes) = once(addr, &post("/v1/decks", &key, &body)).await?;
-        if status != 201 {
-            bail!("fixture deck creation answered {status}");
-        }
-        deck_id = serde_json::from_slice::<serde_json::Value>(&bytes)?["data"]["id"]
-            .as_i64()
-            .unwrap_or(0);
-    }
-
-    settle_thumbnails(addr, &key).await?;
+    let duration = Duration::from_secs(seconds);
+    let dir = tempfile::tempdir()?;
+    let server = Server::start(None, dir.path().join("data"), pg_url, servers).await?;
+    let previous = match &compare {
+        Some(program) => Some(
+            Server::start(Some(program), dir.path().join("previous"), pg_url, servers).await?,
+        ),
+        None => None,
+    };
     println!(
         "lectern-bench: {connections} connections, {seconds} s per run, loopback, release build, \
-         backend {backend}, {servers} lectern server(s)"
+         backend {backend}, {servers} lectern server(s){}",
+        compare
+            .as_ref()
+            .map(|p| format!(", previous build {}", p.display()))
+            .unwrap_or_default()
     );
     println!(
         "{:<12} {:<9} {:>10} {:>10} {:>9} {:>9} {:>7}",
@@ -224,57 +347,30 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
     );
     for scenario in &scenarios {
         if scenario == "export_pdf_50" {
-            export_bench(addr, &key, decktape.as_deref()).await?;
+            export_bench(server.addr(), &server.key, decktape.as_deref()).await?;
             continue;
         }
-        let target = match scenario.as_str() {
-            "get_deck" => get(&format!("/v1/decks/{deck_id}"), &key),
-            "list_decks" => get("/v1/decks", &key),
-            "create_deck" => post(
-                "/v1/decks",
-                &key,
-                &serde_json::json!({"title": "Bench", "slides": [{"html": "<section><h1>Hello</h1></section>"}]}),
-            ),
-            "add_slide" => post(
-                &format!("/v1/decks/{deck_id}/slides"),
-                &key,
-                &serde_json::json!({"html": "<section><h2>Added</h2></section>"}),
-            ),
-            other => {
-                let (kind, n) = other.rsplit_once('_').context("scenario name")?;
-                let (deck, ids) = big_deck(addr, &key, n.parse()?).await?;
-                if kind == "list_slides" {
-                    get(&format!("/v1/decks/{deck}/slides"), &key)
-                } else {
-                    // Ten slides from the front (nine on a deck of ten: the target stays) move
-                    // to just after a later slide: the same work every time.
-                    let moved: Vec<&String> = ids.iter().take(10.min(ids.len() - 1)).collect();
-                    let target = &ids[(ids.len() / 2).max(moved.len())];
-                    Target {
-                        method: hyper::Method::PATCH,
-                        path: format!("/v1/decks/{deck}/slides/move"),
-                        key: Some(key.clone()),
-                        body: Some(Bytes::from(
-                            serde_json::json!({"slide_ids": moved, "insert_after_slide_id": target}).to_string(),
-                        )),
-                    }
-                }
+        if scenario == "history_10000" {
+            if pg_url.is_some() {
+                bail!("history_10000 measures the SQLite file; run it with --backend sqlite");
             }
-        };
+            history::history_bench(server.addr(), &server.key, &server.data_dir).await?;
+            continue;
+        }
+        let target = server.target(scenario).await?;
         // The baseline answers exactly what Lectern answers to this request.
-        let (status, sample) = once(addr, &target).await?;
+        let (status, sample) = once(server.addr(), &target).await?;
         let body_file = dir.path().join(format!("{scenario}.json"));
         std::fs::write(&body_file, &sample)?;
-        let (_baseline, base_addr, _) = spawn_child(&[
-            "__serve-baseline",
-            &status.to_string(),
-            path_str(&body_file)?,
-        ])
+        let (_baseline, base_addr, _) = spawn_child(
+            None,
+            &["__serve-baseline", &status.to_string(), path_str(&body_file)?],
+        )
         .await?;
 
         let baseline = load(&[base_addr], &target, connections, duration).await?;
         print_row(scenario, "baseline", &baseline);
-        let lectern = load(&addrs, &target, connections, duration).await?;
+        let lectern = load(&server.addrs, &target, connections, duration).await?;
         print_row(scenario, "lectern", &lectern);
         println!(
             "{:<12} lectern/baseline: {:.2} of the requests/s, p50 {:.2}x, p99 {:.2}x",
@@ -283,12 +379,37 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
             lectern.p50.as_secs_f64() / baseline.p50.as_secs_f64().max(1e-9),
             lectern.p99.as_secs_f64() / baseline.p99.as_secs_f64().max(1e-9),
         );
+        if let Some(previous) = &previous {
+            let target = previous.target(scenario).await?;
+            let before = load(&previous.addrs, &target, connections, duration).await?;
+            print_row(scenario, "previous", &before);
+            println!(
+                "{:<12} lectern/previous: {:.2} of the requests/s, p50 {:.2}x, p99 {:.2}x",
+                scenario,
+                lectern.rps() / before.rps(),
+                lectern.p50.as_secs_f64() / before.p50.as_secs_f64().max(1e-9),
+                lectern.p99.as_secs_f64() / before.p99.as_secs_f64().max(1e-9),
+            );
+        }
     }
-    drop(children);
-    if let Some(db) = pg {
-        db.drop_database().await?;
+    server.stop().await?;
+    if let Some(previous) = previous {
+        previous.stop().await?;
     }
     Ok(())
+}
+
+/// The ids of a deck's slides (first page of 200), and the deck id.
+async fn slide_ids(addr: SocketAddr, key: &str, deck: i64) -> anyhow::Result<(i64, Vec<String>)> {
+    let (_, bytes) = once(addr, &get(&format!("/v1/decks/{deck}/slides?per_page=200"), key)).await?;
+    let v: serde_json::Value = serde_json::from_slice(&bytes)?;
+    let ids = v["data"]
+        .as_array()
+        .context("list_slides data")?
+        .iter()
+        .filter_map(|s| s["id"].as_str().map(str::to_string))
+        .collect();
+    Ok((deck, ids))
 }
 
 /// Creates a deck of `n` slides; returns its id and slide ids in order.

@@ -12,7 +12,9 @@ pub struct BenchDatabase {
 impl BenchDatabase {
     pub async fn create(admin_url: &str) -> anyhow::Result<Self> {
         use sqlx::Connection;
-        let name = format!("lectern_bench_{}", std::process::id());
+        static MADE: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let n = MADE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let name = format!("lectern_bench_{}_{n}", std::process::id());
         let mut conn = sqlx::PgConnection::connect(admin_url).await?;
         let sql = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
         sqlx::query(sqlx::AssertSqlSafe(sql))
