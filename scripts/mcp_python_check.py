@@ -22,7 +22,10 @@ OPERATIONS = [
     "update_slide", "move_slides", "list_deck_shares", "create_deck_share", "revoke_deck_share",
     "create_deck_export", "get_deck_export", "list_team_decks", "get_team_deck",
 ]
-EXTRA = ["get_slides", "search_decks", "get_slide_screenshot", "get_authoring_guide"]
+EXTRA = [
+    "get_slides", "search_decks", "get_slide_screenshot", "get_authoring_guide",
+    "list_revisions", "get_revision", "restore_revision", "undo_last_change",
+]
 
 passed = 0
 
