@@ -640,3 +640,84 @@ async fn two_writers_with_if_match_lose_nothing() {
         two_writers_lose_nothing([app.base.clone(), app.base.clone()], alice.key).await;
     }
 }
+
+#[tokio::test]
+async fn forgotten_revisions_answer_404_and_the_kept_ones_stay_exact() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let (deck, ids) = deck_of(&app, &alice, 3).await;
+    app.update_slide(
+        &alice.key,
+        deck,
+        &ids[0],
+        json!({"html": "<section><h1>Two</h1></section>"}),
+    )
+    .await
+    .expect(200);
+    app.remove_slides(&alice.key, deck, json!({"slide_ids": [ids[1]]}))
+        .await
+        .expect(200);
+    app.update_deck(&alice.key, deck, json!({"title": "Four"}))
+        .await
+        .expect(200);
+    app.add_slide(&alice.key, deck, None).await.expect(201);
+    app.move_slides(
+        &alice.key,
+        deck,
+        json!({"slide_ids": [ids[0]], "insert_after_slide_id": ids[2]}),
+    )
+    .await
+    .expect(200);
+    let read = |rev: i64| {
+        let app = &app;
+        let key = alice.key.clone();
+        async move {
+            app.call(
+                Method::GET,
+                &format!("/v1/decks/{deck}/revisions/{rev}"),
+                Some(&key),
+                None,
+            )
+            .await
+        }
+    };
+    let mut before = Vec::new();
+    for rev in 3..=6 {
+        before.push(read(rev).await.expect(200).data().clone());
+    }
+
+    // Everything older than a minute from now, except the newest four.
+    let store = lectern::cli::storage::open_raw_store(&app.database_url)
+        .await
+        .unwrap();
+    let later = lectern_core::time::Timestamp::from_unix_micros(
+        lectern_core::time::Timestamp::now().unix_micros() + 60_000_000,
+    );
+    assert_eq!(store.prune_history(later, 4).await.unwrap(), 2);
+    assert_eq!(store.prune_history(later, 4).await.unwrap(), 0);
+
+    let page = revisions(&app, &alice.key, deck, "").await;
+    assert_eq!(page["meta"]["total"], 4);
+    for rev in [1, 2] {
+        read(rev).await.expect_error(404);
+    }
+    for (rev, expected) in (3..=6).zip(&before) {
+        assert_eq!(
+            read(rev).await.expect(200).data(),
+            expected,
+            "revision {rev}"
+        );
+    }
+    // The oldest kept revision still restores exactly (its settings were carried over).
+    let r = app
+        .call(
+            Method::POST,
+            &format!("/v1/decks/{deck}/revisions/3/restore"),
+            Some(&alice.key),
+            None,
+        )
+        .await;
+    assert_eq!(r.expect(200).data()["title"], "History");
+    let after = read(7).await;
+    assert_eq!(after.expect(200).data()["slides"], before[0]["slides"]);
+}

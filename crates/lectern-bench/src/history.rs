@@ -61,7 +61,11 @@ pub async fn history_bench(addr: SocketAddr, key: &str, data_dir: &Path) -> anyh
         .collect();
     let (status, bytes) = once(
         addr,
-        &post("/v1/decks", key, &serde_json::json!({"title": "History", "slides": slides})),
+        &post(
+            "/v1/decks",
+            key,
+            &serde_json::json!({"title": "History", "slides": slides}),
+        ),
     )
     .await?;
     if status != 201 {

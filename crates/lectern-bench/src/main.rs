@@ -173,7 +173,10 @@ impl Server {
             Some(url) => Some(BenchDatabase::create(url).await?),
             None => None,
         };
-        let mut args = vec!["__serve-lectern".to_string(), path_str(&data_dir)?.to_string()];
+        let mut args = vec![
+            "__serve-lectern".to_string(),
+            path_str(&data_dir)?.to_string(),
+        ];
         if let Some(db) = &pg {
             args.push(db.url.clone());
         }
@@ -328,9 +331,9 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let server = Server::start(None, dir.path().join("data"), pg_url, servers).await?;
     let previous = match &compare {
-        Some(program) => Some(
-            Server::start(Some(program), dir.path().join("previous"), pg_url, servers).await?,
-        ),
+        Some(program) => {
+            Some(Server::start(Some(program), dir.path().join("previous"), pg_url, servers).await?)
+        }
         None => None,
     };
     println!(
@@ -364,7 +367,11 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
         std::fs::write(&body_file, &sample)?;
         let (_baseline, base_addr, _) = spawn_child(
             None,
-            &["__serve-baseline", &status.to_string(), path_str(&body_file)?],
+            &[
+                "__serve-baseline",
+                &status.to_string(),
+                path_str(&body_file)?,
+            ],
         )
         .await?;
 
@@ -401,7 +408,11 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
 
 /// The ids of a deck's slides (first page of 200), and the deck id.
 async fn slide_ids(addr: SocketAddr, key: &str, deck: i64) -> anyhow::Result<(i64, Vec<String>)> {
-    let (_, bytes) = once(addr, &get(&format!("/v1/decks/{deck}/slides?per_page=200"), key)).await?;
+    let (_, bytes) = once(
+        addr,
+        &get(&format!("/v1/decks/{deck}/slides?per_page=200"), key),
+    )
+    .await?;
     let v: serde_json::Value = serde_json::from_slice(&bytes)?;
     let ids = v["data"]
         .as_array()

@@ -144,6 +144,9 @@ impl Lectern {
                 newest.label.as_deref().unwrap_or(&newest.via),
             )));
         }
+        // Without a precondition of the caller's, the undo holds only while the newest is
+        // still the newest: a change made meanwhile is not undone by accident (412).
+        let precondition = precondition.or(Some(Precondition::Revision(newest.revision)));
         self.restore_revision(caller, deck_id, newest.revision - 1, precondition)
             .await
     }
