@@ -721,3 +721,23 @@ async fn forgotten_revisions_answer_404_and_the_kept_ones_stay_exact() {
     let after = read(7).await;
     assert_eq!(after.expect(200).data()["slides"], before[0]["slides"]);
 }
+
+#[tokio::test]
+async fn an_oauth_write_names_the_client_and_undo_tells_grants_apart() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let (deck, _) = deck_of(&app, &alice, 1).await;
+    let token = crate::oauth::access_token(&app, None, &["manage"]).await;
+    app.update_deck(&token, deck, json!({"title": "Through OAuth"}))
+        .await
+        .expect(200);
+    let page = revisions(&app, &alice.key, deck, "?per_page=1").await;
+    assert_eq!(
+        page["data"][0]["author"],
+        json!({"user_id": alice.id, "username": "alice", "via": "oauth", "label": "MCP test"})
+    );
+    // An MCP client on an API key did not make that change: undo refuses without force.
+    let client = session_client(&app, &alice.key).await;
+    let (_, status) = failure(&call(&client, "undo_last_change", json!({"deck_id": deck})).await);
+    assert_eq!(status, 422);
+}
