@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use lectern_core::auth::Author;
 use lectern_core::deck::{DeckPatch, ThemeColor, ThemeFont, Visibility, unique_slug};
 use lectern_core::params::Paging;
-use lectern_core::revision::{DeckSettings, Operation, Precondition, WriteContext};
+use lectern_core::revision::{DeckSettings, Operation, WriteContext};
 use lectern_core::store::{DeckListKind, DeckListRecord, DeckRecord, DeckStore, NewDeckRecord};
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
@@ -226,13 +226,9 @@ impl DeckStore for SqlStore {
         ctx: &WriteContext,
     ) -> Result<Option<DeckRecord>> {
         let mut tx = self.begin_write().await?;
-        let Some(current) = self
-            .lock_active_revision(&mut tx, owner_id, deck_id)
-            .await?
-        else {
+        let Some(current) = self.lock_for_write(&mut tx, owner_id, deck_id, ctx).await? else {
             return Ok(None);
         };
-        Precondition::check(ctx.precondition.as_ref(), deck_id, current)?;
         let before = deck_in_tx(&mut tx, owner_id, deck_id)
             .await?
             .ok_or_else(|| Error::internal("a locked deck is missing"))?;

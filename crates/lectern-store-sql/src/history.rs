@@ -23,7 +23,7 @@ use lectern_core::{Error, Result};
 
 use crate::decks::deck_in_tx;
 use crate::rows::Columns;
-use crate::slides::insert_slide;
+use crate::slides::{delete_slide, insert_slide, reposition};
 use crate::{SqlStore, Tx, all, fault, optional, run, time};
 
 /// Texts longer than this many bytes are stored deflated (when that is smaller).
@@ -218,6 +218,23 @@ impl SqlStore {
             .bind(deck_id)
             .bind(owner_id);
         optional(&mut **tx, query, |r| r.int(0)).await
+    }
+
+    /// Locks the owner's active deck for a recorded write and checks `ctx`'s precondition
+    /// (412 with the current revision when it fails); the deck's revision, or `None` when
+    /// there is no such deck (404 first: a precondition never reveals another's revision).
+    pub(crate) async fn lock_for_write(
+        &self,
+        tx: &mut Tx,
+        owner_id: i64,
+        deck_id: i64,
+        ctx: &WriteContext,
+    ) -> Result<Option<i64>> {
+        let Some(current) = self.lock_active_revision(tx, owner_id, deck_id).await? else {
+            return Ok(None);
+        };
+        Precondition::check(ctx.precondition.as_ref(), deck_id, current)?;
+        Ok(Some(current))
     }
 
     /// Gives every deck that has no history (made before migration 0008) its revision 1:
@@ -444,13 +461,9 @@ impl RevisionStore for SqlStore {
         ctx: &WriteContext,
     ) -> Result<Option<DeckRecord>> {
         let mut tx = self.begin_write().await?;
-        let Some(current) = self
-            .lock_active_revision(&mut tx, owner_id, deck_id)
-            .await?
-        else {
+        let Some(current) = self.lock_for_write(&mut tx, owner_id, deck_id, ctx).await? else {
             return Ok(None);
         };
-        Precondition::check(ctx.precondition.as_ref(), deck_id, current)?;
         let deck = deck_in_tx(&mut tx, owner_id, deck_id)
             .await?
             .ok_or_else(|| Error::internal("a locked deck is missing"))?;
@@ -463,27 +476,16 @@ impl RevisionStore for SqlStore {
         let revision = current + 1;
         let at = now.unix_micros();
         for id in &plan.delete {
-            let query = sqlx::query("DELETE FROM slides WHERE deck_id = $1 AND id = $2");
-            run(&mut *tx, query.bind(deck_id).bind(id)).await?;
-            record_removal(&mut tx, deck_id, revision, id).await?;
+            delete_slide(&mut tx, deck_id, revision, id).await?;
         }
-        // Placeholder ranks first: a restored rank may be another moved slide's current one.
-        for (slot, _) in &plan.update {
-            let query =
-                sqlx::query("UPDATE slides SET rank = '~' || id WHERE deck_id = $1 AND id = $2");
-            run(&mut *tx, query.bind(deck_id).bind(&slot.id)).await?;
-        }
+        reposition(
+            &mut tx,
+            deck_id,
+            plan.update.iter().map(|(slot, _)| slot),
+            at,
+        )
+        .await?;
         for (slot, content) in &plan.update {
-            let query = sqlx::query(
-                "UPDATE slides SET rank = $1, group_id = $2, updated_at = $3
-                 WHERE deck_id = $4 AND id = $5",
-            )
-            .bind(&slot.rank)
-            .bind(slot.group)
-            .bind(at)
-            .bind(deck_id)
-            .bind(&slot.id);
-            run(&mut *tx, query).await?;
             let ids = match content {
                 Some(c) => {
                     let query = sqlx::query(

@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 use lectern_core::layout::SlideSlot;
-use lectern_core::revision::{Operation, Precondition, WriteContext};
+use lectern_core::revision::{Operation, WriteContext};
 use lectern_core::store::{
     NewSlideRecord, SlideContentPatch, SlideEdit, SlideEditFn, SlideHtmlRecord, SlideRecord,
     SlideStore, SlideSummaryRecord,
@@ -58,6 +58,41 @@ pub(crate) async fn insert_slide(
     .bind(at)
     .bind(at);
     run(&mut **tx, query).await?;
+    Ok(())
+}
+
+/// Deletes a slide and records its removal in `revision`.
+pub(crate) async fn delete_slide(tx: &mut Tx, deck_id: i64, revision: i64, id: &str) -> Result<()> {
+    let query = sqlx::query("DELETE FROM slides WHERE deck_id = $1 AND id = $2");
+    run(&mut **tx, query.bind(deck_id).bind(id)).await?;
+    record_removal(tx, deck_id, revision, id).await
+}
+
+/// Gives slides their new order keys and groups. Two passes: a new rank may equal the old
+/// rank of another slide moved in the same write, so every moved slide first takes a
+/// placeholder rank ('~' sorts after every key).
+pub(crate) async fn reposition<'a>(
+    tx: &mut Tx,
+    deck_id: i64,
+    slots: impl Iterator<Item = &'a SlideSlot> + Clone,
+    at: i64,
+) -> Result<()> {
+    for slot in slots.clone() {
+        let query =
+            sqlx::query("UPDATE slides SET rank = '~' || id WHERE deck_id = $1 AND id = $2");
+        run(&mut **tx, query.bind(deck_id).bind(&slot.id)).await?;
+    }
+    for slot in slots {
+        let query = sqlx::query(
+            "UPDATE slides SET rank = $1, group_id = $2, updated_at = $3 WHERE deck_id = $4 AND id = $5",
+        )
+        .bind(&slot.rank)
+        .bind(slot.group)
+        .bind(at)
+        .bind(deck_id)
+        .bind(&slot.id);
+        run(&mut **tx, query).await?;
+    }
     Ok(())
 }
 
@@ -142,13 +177,9 @@ impl SlideStore for SqlStore {
         ctx: &WriteContext,
     ) -> Result<Option<SlideEdit>> {
         let mut tx = self.begin_write().await?;
-        let Some(current) = self
-            .lock_active_revision(&mut tx, owner_id, deck_id)
-            .await?
-        else {
+        let Some(current) = self.lock_for_write(&mut tx, owner_id, deck_id, ctx).await? else {
             return Ok(None);
         };
-        Precondition::check(ctx.precondition.as_ref(), deck_id, current)?;
         let slots = slots_in(&mut *tx, deck_id).await?;
         // An error here drops the transaction: nothing was written.
         let mut result = edit(&slots)?;
@@ -171,29 +202,10 @@ impl SlideStore for SqlStore {
         let at = now.unix_micros();
         let mut touched = Vec::new();
         for id in &result.plan.delete {
-            let query = sqlx::query("DELETE FROM slides WHERE deck_id = $1 AND id = $2");
-            run(&mut *tx, query.bind(deck_id).bind(id)).await?;
-            record_removal(&mut tx, deck_id, revision, id).await?;
+            delete_slide(&mut tx, deck_id, revision, id).await?;
             touched.push(id.clone());
         }
-        // Two passes: a new rank may equal the old rank of another slide of the same move,
-        // so every moved slide first takes a placeholder rank ('~' sorts after every key).
-        for slot in &result.plan.reposition {
-            let query =
-                sqlx::query("UPDATE slides SET rank = '~' || id WHERE deck_id = $1 AND id = $2");
-            run(&mut *tx, query.bind(deck_id).bind(&slot.id)).await?;
-        }
-        for slot in &result.plan.reposition {
-            let query = sqlx::query(
-                "UPDATE slides SET rank = $1, group_id = $2, updated_at = $3 WHERE deck_id = $4 AND id = $5",
-            )
-            .bind(&slot.rank)
-            .bind(slot.group)
-            .bind(at)
-            .bind(deck_id)
-            .bind(&slot.id);
-            run(&mut *tx, query).await?;
-        }
+        reposition(&mut tx, deck_id, result.plan.reposition.iter(), at).await?;
         let mut contents = Vec::new();
         for slide in &result.insert {
             insert_slide(&mut tx, deck_id, slide, at).await?;
