@@ -4,6 +4,7 @@
 //! and the same `lectern_core::Lectern` methods the REST handlers use do the work. Every call
 //! goes through [`LecternMcp::call`], the one place for checks that apply to all tools.
 
+mod args;
 pub mod guide;
 pub mod http;
 mod schemas;
@@ -14,9 +15,8 @@ use std::sync::Arc;
 use base64::Engine;
 use lectern_core::auth::{Caller, Channel, Resource};
 use lectern_core::deck::{DeckPatch, NewDeck};
-use lectern_core::ids::{IntegerId, SlideId};
-use lectern_core::params::{Paging, parse_bool};
-use lectern_core::revision::Precondition;
+use lectern_core::ids::SlideId;
+use lectern_core::params::Paging;
 use lectern_core::secret::Secret;
 use lectern_core::service::exports::{NewExport, POLL_AFTER_SECONDS};
 use lectern_core::service::shares::NewShare;
@@ -34,6 +34,9 @@ use tokio::sync::Notify;
 
 use crate::export::pdf::{PdfError, PdfRenderer};
 use crate::http::rate_limit::{RateKey, RateLimits};
+use args::{
+    body, flag, paging, slide_id_list, take_id, take_precondition, take_revision, take_str,
+};
 use tools::Op;
 
 /// Most slides `get_slides` returns in one call.
@@ -560,89 +563,4 @@ fn owner_as_name(deck: &mut Value) {
     if let Some(name) = deck["owner"]["name"].as_str().map(str::to_string) {
         deck["owner"] = Value::String(name);
     }
-}
-
-/// The remaining arguments as the operation's body (`None` when there are none, like an
-/// empty REST body).
-fn body(args: JsonObject) -> Option<Value> {
-    (!args.is_empty()).then_some(Value::Object(args))
-}
-
-/// An argument as the text REST would have received in a path or query string.
-fn raw(args: &JsonObject, name: &str) -> Option<String> {
-    match args.get(name) {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) => Some(s.clone()),
-        Some(other) => Some(other.to_string()),
-    }
-}
-
-/// A required id argument (integer, or its digits as a string), parsed like REST path ids.
-fn take_id<T: IntegerId>(args: &mut JsonObject, name: &str) -> Result<T, Error> {
-    let value = raw(args, name).ok_or_else(|| Error::invalid(format!("{name} is required")))?;
-    args.remove(name);
-    T::parse_id("id", &value)
-}
-
-/// A required string argument.
-fn take_str(args: &mut JsonObject, name: &str) -> Result<String, Error> {
-    match args.remove(name) {
-        Some(Value::String(s)) => Ok(s),
-        None | Some(Value::Null) => Err(Error::invalid(format!("{name} is required"))),
-        Some(_) => Err(Error::invalid(format!("{name} must be a string"))),
-    }
-}
-
-fn paging(args: &JsonObject, limits: (u32, u32)) -> Result<Paging, Error> {
-    Paging::parse(
-        raw(args, "page").as_deref(),
-        raw(args, "per_page").as_deref(),
-        limits,
-    )
-}
-
-fn flag(args: &JsonObject, name: &str) -> Result<bool, Error> {
-    parse_bool(name, raw(args, name).as_deref())
-}
-
-/// An optional positive integer argument (a revision number).
-fn take_revision(args: &mut JsonObject, name: &str) -> Result<Option<i64>, Error> {
-    match args.remove(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Number(n)) if n.as_i64().is_some_and(|r| r >= 1) => Ok(n.as_i64()),
-        Some(_) => Err(Error::invalid(format!(
-            "{name} must be an integer of at least 1"
-        ))),
-    }
-}
-
-/// `if_revision`: the write's precondition, like REST's `If-Match`.
-fn take_precondition(args: &mut JsonObject) -> Result<Option<Precondition>, Error> {
-    Ok(take_revision(args, "if_revision")?.map(Precondition::Revision))
-}
-
-/// `slide_ids` of `get_slides`: 1 to [`MAX_SLIDES_PER_CALL`] unique strings.
-fn slide_id_list(args: &mut JsonObject) -> Result<Vec<String>, Error> {
-    let invalid = || {
-        Error::invalid(format!(
-            "slide_ids must be an array of 1 to {MAX_SLIDES_PER_CALL} unique slide ids"
-        ))
-    };
-    let Some(Value::Array(items)) = args.remove("slide_ids") else {
-        return Err(invalid());
-    };
-    let mut ids: Vec<String> = Vec::new();
-    for item in items {
-        let Value::String(id) = item else {
-            return Err(invalid());
-        };
-        if ids.contains(&id) {
-            return Err(invalid());
-        }
-        ids.push(id);
-    }
-    if ids.is_empty() || ids.len() > MAX_SLIDES_PER_CALL {
-        return Err(invalid());
-    }
-    Ok(ids)
 }

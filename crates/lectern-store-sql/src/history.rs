@@ -1,30 +1,25 @@
-//! The deck history (migration 0008): recording a revision inside a write's transaction,
-//! listing revisions, rebuilding the deck as it was after one, restoring it, and forgetting
-//! old revisions. Storage is by change: the settings when a revision set them, one
+//! The deck history (migration 0008), as the writes record it: inside each write's
+//! transaction, the lock and precondition, the texts, the touched slides' states and the
+//! revision's entry; and the first revision of decks older than the history. Reading,
+//! restoring and forgetting revisions is `revisions.rs`. Storage is by change: the settings when a revision set them, one
 //! `slide_history` row per slide a revision touched (`rank` NULL: removed), and each
 //! distinct text once per deck in `history_blobs`, deflated when large.
 
 use std::io::{Read, Write};
 
-use async_trait::async_trait;
 use flate2::Compression;
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 use lectern_core::auth::Author;
 use lectern_core::layout::SlideSlot;
-use lectern_core::params::Paging;
 use lectern_core::revision::{DeckSettings, Operation, Precondition, WriteContext};
 use lectern_core::secret::sha256_hex;
-use lectern_core::store::{
-    DeckRecord, RestoreFn, RevisionRecord, RevisionSnapshot, RevisionStore, SlideHtmlRecord,
-};
-use lectern_core::time::Timestamp;
+use lectern_core::store::SlideHtmlRecord;
 use lectern_core::{Error, Result};
 
 use crate::decks::deck_in_tx;
 use crate::rows::Columns;
-use crate::slides::{delete_slide, insert_slide, reposition};
-use crate::{SqlStore, Tx, all, fault, optional, run, time};
+use crate::{SqlStore, Tx, all, fault, optional, run};
 
 /// Texts longer than this many bytes are stored deflated (when that is smaller).
 const DEFLATE_ABOVE: usize = 512;
@@ -44,7 +39,7 @@ fn encode(text: &str) -> (i64, Vec<u8>) {
 }
 
 /// A text back from its stored form.
-fn decode(encoding: i64, data: Vec<u8>) -> Result<String> {
+pub(crate) fn decode(encoding: i64, data: Vec<u8>) -> Result<String> {
     let bytes = match encoding {
         0 => data,
         1 => {
@@ -289,7 +284,7 @@ impl SqlStore {
 }
 
 /// A deck's slides in order with their content, inside a transaction.
-async fn slides_in_tx(tx: &mut Tx, deck_id: i64) -> Result<Vec<SlideHtmlRecord>> {
+pub(crate) async fn slides_in_tx(tx: &mut Tx, deck_id: i64) -> Result<Vec<SlideHtmlRecord>> {
     let query = sqlx::query(
         "SELECT id, rank, group_id, html, notes FROM slides WHERE deck_id = $1 ORDER BY rank",
     );
@@ -305,313 +300,6 @@ async fn slides_in_tx(tx: &mut Tx, deck_id: i64) -> Result<Vec<SlideHtmlRecord>>
         })
     })
     .await
-}
-
-/// Decodes a `deck_revisions` row selected with [`REVISION_SELECT`].
-fn revision_row(r: &sqlx::any::AnyRow) -> Result<RevisionRecord> {
-    let slide_ids: Vec<String> = serde_json::from_str(&r.text(2)?)
-        .map_err(|e| Error::internal(format!("stored slide ids: {e}")))?;
-    Ok(RevisionRecord {
-        revision: r.int(0)?,
-        created_at: time(r.int(1)?),
-        slide_ids,
-        operation: r.text(3)?,
-        restored_revision: r.opt_int(4)?,
-        author_id: r.opt_int(5)?,
-        author_username: r.opt_text(6)?,
-        via: r.text(7)?,
-        label: r.opt_text(8)?,
-        credential: r.opt_text(9)?,
-    })
-}
-
-const REVISION_SELECT: &str = "SELECT r.revision, r.created_at, r.slide_ids, r.operation,
-    r.restored_revision, r.author_id, u.username, r.via, r.label, r.credential
-    FROM deck_revisions r LEFT JOIN users u ON u.id = r.author_id";
-
-#[async_trait]
-impl RevisionStore for SqlStore {
-    async fn list_revisions(
-        &self,
-        deck_id: i64,
-        slide_id: Option<&str>,
-        paging: Paging,
-    ) -> Result<(Vec<RevisionRecord>, i64)> {
-        let (items, total) = match slide_id {
-            None => {
-                let sql = format!(
-                    "{REVISION_SELECT} WHERE r.deck_id = $1 ORDER BY r.revision DESC
-                     LIMIT $2 OFFSET $3"
-                );
-                let query = sqlx::query(sqlx::AssertSqlSafe(sql))
-                    .bind(deck_id)
-                    .bind(paging.limit())
-                    .bind(paging.offset());
-                let items = all(&self.read, query, revision_row).await?;
-                let total =
-                    sqlx::query_scalar("SELECT COUNT(*) FROM deck_revisions WHERE deck_id = $1")
-                        .bind(deck_id)
-                        .fetch_one(&self.read)
-                        .await
-                        .map_err(fault)?;
-                (items, total)
-            }
-            Some(slide) => {
-                // A kept revision has one history row per slide it touched.
-                let touched = "FROM slide_history h JOIN deck_revisions r
-                    ON r.deck_id = h.deck_id AND r.revision = h.revision
-                    WHERE h.deck_id = $1 AND h.slide_id = $2";
-                let sql = format!(
-                    "{} {touched} ORDER BY r.revision DESC LIMIT $3 OFFSET $4",
-                    REVISION_SELECT
-                        .replace(
-                            "FROM deck_revisions r LEFT JOIN users u ON u.id = r.author_id",
-                            ""
-                        )
-                        .replace(
-                            "u.username",
-                            "(SELECT username FROM users WHERE id = r.author_id)"
-                        )
-                );
-                let query = sqlx::query(sqlx::AssertSqlSafe(sql))
-                    .bind(deck_id)
-                    .bind(slide)
-                    .bind(paging.limit())
-                    .bind(paging.offset());
-                let items = all(&self.read, query, revision_row).await?;
-                let count = format!("SELECT COUNT(*) {touched}");
-                let total = sqlx::query_scalar(sqlx::AssertSqlSafe(count))
-                    .bind(deck_id)
-                    .bind(slide)
-                    .fetch_one(&self.read)
-                    .await
-                    .map_err(fault)?;
-                (items, total)
-            }
-        };
-        Ok((items, total))
-    }
-
-    async fn revision_snapshot(
-        &self,
-        deck_id: i64,
-        revision: i64,
-    ) -> Result<Option<RevisionSnapshot>> {
-        let query = sqlx::query(
-            "SELECT created_at FROM deck_revisions WHERE deck_id = $1 AND revision = $2",
-        )
-        .bind(deck_id)
-        .bind(revision);
-        let Some(created_at) = optional(&self.read, query, |r| r.int(0)).await? else {
-            return Ok(None);
-        };
-        let query = sqlx::query(
-            "SELECT settings FROM deck_revisions WHERE deck_id = $1 AND revision <= $2
-                AND settings IS NOT NULL ORDER BY revision DESC LIMIT 1",
-        )
-        .bind(deck_id)
-        .bind(revision);
-        let settings = optional(&self.read, query, |r| r.text(0))
-            .await?
-            .ok_or_else(|| Error::internal(format!("revision {revision} has no settings")))?;
-        let query = sqlx::query(
-            "SELECT h.slide_id, h.rank, h.group_id, hb.encoding, hb.data, nb.encoding, nb.data
-             FROM slide_history h
-             JOIN history_blobs hb ON hb.id = h.html_blob
-             LEFT JOIN history_blobs nb ON nb.id = h.notes_blob
-             WHERE h.deck_id = $1 AND h.revision <= $2 AND h.rank IS NOT NULL
-               AND h.revision = (SELECT MAX(h2.revision) FROM slide_history h2
-                    WHERE h2.deck_id = h.deck_id AND h2.slide_id = h.slide_id
-                      AND h2.revision <= $2)
-             ORDER BY h.rank",
-        )
-        .bind(deck_id)
-        .bind(revision);
-        let rows = query.fetch_all(&self.read).await.map_err(fault)?;
-        let mut slides = Vec::with_capacity(rows.len());
-        for r in &rows {
-            let notes = match r.opt_int(5)? {
-                Some(encoding) => Some(decode(encoding, r.bytes(6)?)?),
-                None => None,
-            };
-            slides.push(SlideHtmlRecord {
-                slot: SlideSlot {
-                    id: r.text(0)?,
-                    rank: r.text(1)?,
-                    group: r.opt_int(2)?,
-                },
-                html: decode(r.int(3)?, r.bytes(4)?)?,
-                notes,
-            });
-        }
-        Ok(Some(RevisionSnapshot {
-            revision,
-            created_at: time(created_at),
-            settings: DeckSettings::from_json(&settings)?,
-            slides,
-        }))
-    }
-
-    async fn restore_deck(
-        &self,
-        owner_id: i64,
-        deck_id: i64,
-        plan: RestoreFn,
-        now: Timestamp,
-        ctx: &WriteContext,
-    ) -> Result<Option<DeckRecord>> {
-        let mut tx = self.begin_write().await?;
-        let Some(current) = self.lock_for_write(&mut tx, owner_id, deck_id, ctx).await? else {
-            return Ok(None);
-        };
-        let deck = deck_in_tx(&mut tx, owner_id, deck_id)
-            .await?
-            .ok_or_else(|| Error::internal("a locked deck is missing"))?;
-        let slides = slides_in_tx(&mut tx, deck_id).await?;
-        // An error here drops the transaction: nothing was written.
-        let plan = plan(&deck, &slides)?;
-        if plan.is_empty() {
-            return Ok(Some(deck));
-        }
-        let revision = current + 1;
-        let at = now.unix_micros();
-        for id in &plan.delete {
-            delete_slide(&mut tx, deck_id, revision, id).await?;
-        }
-        reposition(
-            &mut tx,
-            deck_id,
-            plan.update.iter().map(|(slot, _)| slot),
-            at,
-        )
-        .await?;
-        for (slot, content) in &plan.update {
-            let ids = match content {
-                Some(c) => {
-                    let query = sqlx::query(
-                        "UPDATE slides SET html = $1, notes = $2, title = $3, text_preview = $4,
-                            html_bytes = $5 WHERE deck_id = $6 AND id = $7",
-                    )
-                    .bind(&c.html)
-                    .bind(c.notes.clone())
-                    .bind(&c.title)
-                    .bind(&c.text_preview)
-                    .bind(c.html.len() as i64)
-                    .bind(deck_id)
-                    .bind(&slot.id);
-                    run(&mut *tx, query).await?;
-                    Some(content_ids(&mut tx, deck_id, &c.html, c.notes.as_deref()).await?)
-                }
-                None => None,
-            };
-            record_slide(&mut tx, deck_id, revision, &slot.id, ids).await?;
-        }
-        for slide in &plan.insert {
-            insert_slide(&mut tx, deck_id, slide, at).await?;
-            let ids = content_ids(
-                &mut tx,
-                deck_id,
-                &slide.content.html,
-                slide.content.notes.as_deref(),
-            )
-            .await?;
-            record_slide(&mut tx, deck_id, revision, &slide.slot.id, Some(ids)).await?;
-        }
-        if let Some(s) = &plan.settings {
-            crate::decks::write_settings(&mut tx, deck_id, s).await?;
-        }
-        let entry = Entry {
-            revision,
-            operation: Operation::Restore,
-            slide_ids: &plan.slide_ids(),
-            restored: Some(plan.restored_revision),
-            author: &ctx.author,
-            settings: plan.settings.as_ref(),
-        };
-        record_revision(&mut tx, deck_id, at, entry).await?;
-        let deck = deck_in_tx(&mut tx, owner_id, deck_id)
-            .await?
-            .ok_or_else(|| Error::internal("a restored deck is missing"))?;
-        tx.commit().await.map_err(fault)?;
-        Ok(Some(deck))
-    }
-
-    async fn prune_history(&self, before: Timestamp, keep: i64) -> Result<u64> {
-        // Per deck: the oldest revision kept is the first made at or after `before`, or the
-        // newest `keep`th, whichever is older.
-        let decks: Vec<(i64, i64)> = all(
-            &self.read,
-            sqlx::query(
-                "SELECT deck_id, MIN(revision) FROM deck_revisions WHERE created_at < $1
-                 GROUP BY deck_id",
-            )
-            .bind(before.unix_micros()),
-            |r| Ok((r.int(0)?, r.int(1)?)),
-        )
-        .await?;
-        let mut forgotten = 0;
-        for (deck_id, _) in decks {
-            let mut tx = self.begin_write().await?;
-            let sql = format!(
-                "SELECT revision FROM decks WHERE id = $1{}",
-                self.dialect.row_lock(" FOR UPDATE")
-            );
-            let query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(deck_id);
-            let Some(current) = optional(&mut *tx, query, |r| r.int(0)).await? else {
-                continue;
-            };
-            let query = sqlx::query_scalar(
-                "SELECT COALESCE(MIN(revision), $2) FROM deck_revisions
-                 WHERE deck_id = $1 AND created_at >= $3",
-            )
-            .bind(deck_id)
-            .bind(current + 1)
-            .bind(before.unix_micros());
-            let recent: i64 = query.fetch_one(&mut *tx).await.map_err(fault)?;
-            let first_kept = recent.min(current - keep + 1).max(1);
-            let oldest: Option<i64> =
-                sqlx::query_scalar("SELECT MIN(revision) FROM deck_revisions WHERE deck_id = $1")
-                    .bind(deck_id)
-                    .fetch_one(&mut *tx)
-                    .await
-                    .map_err(fault)?;
-            if oldest.is_none_or(|o| o >= first_kept) {
-                continue;
-            }
-            // The first kept revision carries the settings it had.
-            let query = sqlx::query(
-                "UPDATE deck_revisions SET settings = (SELECT settings FROM deck_revisions
-                    WHERE deck_id = $1 AND revision <= $2 AND settings IS NOT NULL
-                    ORDER BY revision DESC LIMIT 1)
-                 WHERE deck_id = $1 AND revision = $2 AND settings IS NULL",
-            );
-            run(&mut *tx, query.bind(deck_id).bind(first_kept)).await?;
-            // Slide states older than the first kept revision matter only as each slide's
-            // last state before it; removals before it do not matter at all.
-            let query = sqlx::query(
-                "DELETE FROM slide_history WHERE deck_id = $1 AND revision < $2 AND EXISTS
-                    (SELECT 1 FROM slide_history n WHERE n.deck_id = slide_history.deck_id
-                        AND n.slide_id = slide_history.slide_id
-                        AND n.revision > slide_history.revision AND n.revision <= $2)",
-            );
-            run(&mut *tx, query.bind(deck_id).bind(first_kept)).await?;
-            let query = sqlx::query(
-                "DELETE FROM slide_history WHERE deck_id = $1 AND revision < $2 AND rank IS NULL",
-            );
-            run(&mut *tx, query.bind(deck_id).bind(first_kept)).await?;
-            let query =
-                sqlx::query("DELETE FROM deck_revisions WHERE deck_id = $1 AND revision < $2");
-            forgotten += run(&mut *tx, query.bind(deck_id).bind(first_kept)).await?;
-            let query = sqlx::query(
-                "DELETE FROM history_blobs WHERE deck_id = $1
-                    AND NOT EXISTS (SELECT 1 FROM slide_history h WHERE h.deck_id = $1
-                        AND (h.html_blob = history_blobs.id OR h.notes_blob = history_blobs.id))",
-            );
-            run(&mut *tx, query.bind(deck_id)).await?;
-            tx.commit().await.map_err(fault)?;
-        }
-        Ok(forgotten)
-    }
 }
 
 #[cfg(test)]

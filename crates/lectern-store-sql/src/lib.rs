@@ -8,7 +8,8 @@
 //!
 //! One file per resource, each implementing that resource's trait: `accounts.rs`,
 //! `keys.rs`, `decks.rs`, `slides.rs`, `shares.rs`, `exports.rs`, `oauth.rs`, `teams.rs`,
-//! `dump.rs`; row decoding in `rows.rs`.
+//! `dump.rs`, the deck history in `history.rs` (recorded by the writes) and `revisions.rs`
+//! (read, restored, pruned); row decoding in `rows.rs`.
 
 mod accounts;
 mod decks;
@@ -18,6 +19,7 @@ mod exports;
 mod history;
 mod keys;
 mod oauth;
+mod revisions;
 pub mod rows;
 mod shares;
 mod slides;
