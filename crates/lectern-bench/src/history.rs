@@ -41,6 +41,7 @@ async fn median_ms(addr: SocketAddr, target: &Target, n: usize) -> anyhow::Resul
     let mut sender = connect(addr).await?;
     let mut times = Vec::new();
     for _ in 0..n {
+        sender.ready().await?;
         let started = Instant::now();
         let resp = sender
             .send_request(crate::client::build(addr, target)?)
@@ -102,6 +103,7 @@ pub async fn history_bench(addr: SocketAddr, key: &str, data_dir: &Path) -> anyh
                     &key,
                     &serde_json::json!({"html": html}),
                 );
+                sender.ready().await?;
                 let resp = sender.send_request(crate::client::build(addr, &target)?).await?;
                 let status = resp.status();
                 resp.into_body().collect().await?;

@@ -54,79 +54,92 @@ pub(crate) fn decode(encoding: i64, data: Vec<u8>) -> Result<String> {
     String::from_utf8(bytes).map_err(|e| Error::internal(format!("a stored history text: {e}")))
 }
 
-/// The id of `text` among the deck's stored texts, storing it when it is new. Callers hold
-/// the deck's lock, so two writers never store the same text at once.
+/// The id of `text` among the deck's stored texts, storing it when it is new (one statement
+/// then; a text seen before costs a second). Callers hold the deck's lock, so two writers
+/// never store the same text at once.
 pub(crate) async fn text_id(tx: &mut Tx, deck_id: i64, text: &str) -> Result<i64> {
     let hash = sha256_hex(text);
-    let find = sqlx::query("SELECT id FROM history_blobs WHERE deck_id = $1 AND hash = $2")
-        .bind(deck_id)
-        .bind(hash.clone());
-    if let Some(id) = optional(&mut **tx, find, |r| r.int(0)).await? {
-        return Ok(id);
-    }
     let (encoding, data) = encode(text);
-    sqlx::query_scalar(
+    let inserted: Option<i64> = sqlx::query_scalar(
         "INSERT INTO history_blobs (deck_id, hash, encoding, data) VALUES ($1, $2, $3, $4)
-         RETURNING id",
+         ON CONFLICT (deck_id, hash) DO NOTHING RETURNING id",
     )
     .bind(deck_id)
-    .bind(hash)
+    .bind(hash.clone())
     .bind(encoding)
     .bind(data)
-    .fetch_one(&mut **tx)
+    .fetch_optional(&mut **tx)
     .await
-    .map_err(fault)
+    .map_err(fault)?;
+    if let Some(id) = inserted {
+        return Ok(id);
+    }
+    sqlx::query_scalar("SELECT id FROM history_blobs WHERE deck_id = $1 AND hash = $2")
+        .bind(deck_id)
+        .bind(hash)
+        .fetch_one(&mut **tx)
+        .await
+        .map_err(fault)
 }
 
-/// The ids of a slide's html and notes among the deck's stored texts.
-pub(crate) async fn content_ids(
-    tx: &mut Tx,
-    deck_id: i64,
-    html: &str,
-    notes: Option<&str>,
-) -> Result<(i64, Option<i64>)> {
-    let html = text_id(tx, deck_id, html).await?;
-    let notes = match notes {
-        Some(n) => Some(text_id(tx, deck_id, n).await?),
-        None => None,
-    };
-    Ok((html, notes))
+/// A slide's texts in a revision, as ids among the deck's stored texts; `None`: as in the
+/// slide's previous recorded state (a move, or a change of the other text).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Texts {
+    pub html: Option<i64>,
+    /// `Some(None)`: no notes.
+    pub notes: Option<Option<i64>>,
+}
+
+impl Texts {
+    /// Both texts of a slide, stored when new.
+    pub(crate) async fn of(
+        tx: &mut Tx,
+        deck_id: i64,
+        html: &str,
+        notes: Option<&str>,
+    ) -> Result<Texts> {
+        let html = text_id(tx, deck_id, html).await?;
+        let notes = match notes {
+            Some(n) => Some(text_id(tx, deck_id, n).await?),
+            None => None,
+        };
+        Ok(Texts {
+            html: Some(html),
+            notes: Some(notes),
+        })
+    }
 }
 
 /// Records a slide's state after `revision`: its place as `slides` holds it now, and its
-/// content `content` (text ids) or, when that did not change, its content in its last
-/// recorded state.
+/// `texts`, each carried over from its last recorded state where not given.
 pub(crate) async fn record_slide(
     tx: &mut Tx,
     deck_id: i64,
     revision: i64,
     slide_id: &str,
-    content: Option<(i64, Option<i64>)>,
+    texts: Texts,
 ) -> Result<()> {
-    let query = match content {
-        Some((html, notes)) => sqlx::query(
-            "INSERT INTO slide_history (deck_id, slide_id, revision, rank, group_id, html_blob,
-                notes_blob)
-             SELECT deck_id, id, $3, rank, group_id, $4, $5 FROM slides
-             WHERE deck_id = $1 AND id = $2",
-        )
-        .bind(deck_id)
-        .bind(slide_id)
-        .bind(revision)
-        .bind(html)
-        .bind(notes),
-        None => sqlx::query(
-            "INSERT INTO slide_history (deck_id, slide_id, revision, rank, group_id, html_blob,
-                notes_blob)
-             SELECT s.deck_id, s.id, $3, s.rank, s.group_id, h.html_blob, h.notes_blob
-             FROM slides s JOIN slide_history h ON h.deck_id = s.deck_id AND h.slide_id = s.id
-             WHERE s.deck_id = $1 AND s.id = $2 AND h.revision = (SELECT MAX(revision)
-                FROM slide_history WHERE deck_id = $1 AND slide_id = $2)",
-        )
-        .bind(deck_id)
-        .bind(slide_id)
-        .bind(revision),
-    };
+    let query = sqlx::query(
+        "INSERT INTO slide_history (deck_id, slide_id, revision, rank, group_id, html_blob,
+            notes_blob)
+         SELECT deck_id, id, revision, rank, group_id, html_blob, notes_blob FROM (
+            SELECT s.deck_id, s.id, $3 AS revision, s.rank, s.group_id,
+                COALESCE($4, (SELECT h.html_blob FROM slide_history h
+                    WHERE h.deck_id = $1 AND h.slide_id = $2
+                    ORDER BY h.revision DESC LIMIT 1)) AS html_blob,
+                CASE WHEN $5 THEN $6 ELSE (SELECT h.notes_blob FROM slide_history h
+                    WHERE h.deck_id = $1 AND h.slide_id = $2
+                    ORDER BY h.revision DESC LIMIT 1) END AS notes_blob
+            FROM slides s WHERE s.deck_id = $1 AND s.id = $2) state
+         WHERE html_blob IS NOT NULL",
+    )
+    .bind(deck_id)
+    .bind(slide_id)
+    .bind(revision)
+    .bind(texts.html)
+    .bind(texts.notes.is_some())
+    .bind(texts.notes.flatten());
     if run(&mut **tx, query).await? != 1 {
         return Err(Error::internal(format!(
             "slide {slide_id} has no recorded state to carry into revision {revision}"
@@ -263,8 +276,8 @@ impl SqlStore {
             let slides = slides_in_tx(&mut tx, deck_id).await?;
             let mut ids = Vec::with_capacity(slides.len());
             for s in &slides {
-                let content = content_ids(&mut tx, deck_id, &s.html, s.notes.as_deref()).await?;
-                record_slide(&mut tx, deck_id, revision, &s.slot.id, Some(content)).await?;
+                let texts = Texts::of(&mut tx, deck_id, &s.html, s.notes.as_deref()).await?;
+                record_slide(&mut tx, deck_id, revision, &s.slot.id, texts).await?;
                 ids.push(s.slot.id.clone());
             }
             let entry = Entry {

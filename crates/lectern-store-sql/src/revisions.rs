@@ -14,7 +14,7 @@ use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 
 use crate::decks::deck_in_tx;
-use crate::history::{Entry, content_ids, decode, record_revision, record_slide, slides_in_tx};
+use crate::history::{Entry, Texts, decode, record_revision, record_slide, slides_in_tx};
 use crate::rows::Columns;
 use crate::slides::{delete_slide, insert_slide, reposition};
 use crate::{SqlStore, all, fault, optional, run, time};
@@ -198,7 +198,7 @@ impl RevisionStore for SqlStore {
         )
         .await?;
         for (slot, content) in &plan.update {
-            let ids = match content {
+            let texts = match content {
                 Some(c) => {
                     let query = sqlx::query(
                         "UPDATE slides SET html = $1, notes = $2, title = $3, text_preview = $4,
@@ -212,22 +212,17 @@ impl RevisionStore for SqlStore {
                     .bind(deck_id)
                     .bind(&slot.id);
                     run(&mut *tx, query).await?;
-                    Some(content_ids(&mut tx, deck_id, &c.html, c.notes.as_deref()).await?)
+                    Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref()).await?
                 }
-                None => None,
+                None => Texts::default(),
             };
-            record_slide(&mut tx, deck_id, revision, &slot.id, ids).await?;
+            record_slide(&mut tx, deck_id, revision, &slot.id, texts).await?;
         }
         for slide in &plan.insert {
             insert_slide(&mut tx, deck_id, slide, at).await?;
-            let ids = content_ids(
-                &mut tx,
-                deck_id,
-                &slide.content.html,
-                slide.content.notes.as_deref(),
-            )
-            .await?;
-            record_slide(&mut tx, deck_id, revision, &slide.slot.id, Some(ids)).await?;
+            let c = &slide.content;
+            let texts = Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref()).await?;
+            record_slide(&mut tx, deck_id, revision, &slide.slot.id, texts).await?;
         }
         if let Some(s) = &plan.settings {
             crate::decks::write_settings(&mut tx, deck_id, s).await?;

@@ -13,7 +13,7 @@ use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 use sqlx::{Any, Executor};
 
-use crate::history::{Entry, content_ids, record_removal, record_revision, record_slide};
+use crate::history::{Entry, Texts, record_removal, record_revision, record_slide, text_id};
 use crate::rows::{Columns, unpack_slots};
 use crate::{SqlStore, Tx, all, fault, optional, run};
 
@@ -183,9 +183,12 @@ impl SlideStore for SqlStore {
         let slots = slots_in(&mut *tx, deck_id).await?;
         // An error here drops the transaction: nothing was written.
         let mut result = edit(&slots)?;
-        if let Some(patch) = &result.content
-            && unchanged(&mut tx, deck_id, patch).await?
-        {
+        // What a content change really changes: the texts it sets to something new.
+        let changed = match &result.content {
+            Some(patch) => content_change(&mut tx, deck_id, patch).await?,
+            None => None,
+        };
+        if changed.is_none() {
             result.content = None;
         }
         let plan = &result.plan;
@@ -206,14 +209,14 @@ impl SlideStore for SqlStore {
             touched.push(id.clone());
         }
         reposition(&mut tx, deck_id, result.plan.reposition.iter(), at).await?;
-        let mut contents = Vec::new();
+        let mut recorded: Vec<(String, Texts)> = Vec::new();
         for slide in &result.insert {
             insert_slide(&mut tx, deck_id, slide, at).await?;
             let c = &slide.content;
-            let ids = content_ids(&mut tx, deck_id, &c.html, c.notes.as_deref()).await?;
-            contents.push((slide.slot.id.clone(), ids));
+            let texts = Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref()).await?;
+            recorded.push((slide.slot.id.clone(), texts));
         }
-        if let Some(patch) = &result.content {
+        if let (Some(patch), Some((html_changed, notes_changed))) = (&result.content, changed) {
             let (html, title, preview) = match &patch.html {
                 Some((h, t, p)) => (Some(h.as_str()), Some(t.as_str()), Some(p.as_str())),
                 None => (None, None, None),
@@ -235,25 +238,26 @@ impl SlideStore for SqlStore {
             .bind(deck_id)
             .bind(&patch.id);
             run(&mut *tx, query).await?;
-            let query =
-                sqlx::query("SELECT html, notes FROM slides WHERE deck_id = $1 AND id = $2");
-            let (html, notes) = optional(&mut *tx, query.bind(deck_id).bind(&patch.id), |r| {
-                Ok((r.text(0)?, r.opt_text(1)?))
-            })
-            .await?
-            .ok_or_else(|| Error::internal("an edited slide is missing"))?;
-            let ids = content_ids(&mut tx, deck_id, &html, notes.as_deref()).await?;
-            contents.push((patch.id.clone(), ids));
+            let mut texts = Texts::default();
+            if let (true, Some(h)) = (html_changed, html) {
+                texts.html = Some(text_id(&mut tx, deck_id, h).await?);
+            }
+            if let (true, Some(notes)) = (notes_changed, &patch.notes) {
+                texts.notes = Some(match notes {
+                    Some(n) => Some(text_id(&mut tx, deck_id, n).await?),
+                    None => None,
+                });
+            }
+            recorded.push((patch.id.clone(), texts));
         }
         for slot in &result.plan.reposition {
-            if !contents.iter().any(|(id, _)| *id == slot.id) {
-                record_slide(&mut tx, deck_id, revision, &slot.id, None).await?;
-                touched.push(slot.id.clone());
+            if !recorded.iter().any(|(id, _)| *id == slot.id) {
+                recorded.push((slot.id.clone(), Texts::default()));
             }
         }
-        for (id, ids) in &contents {
-            record_slide(&mut tx, deck_id, revision, id, Some(*ids)).await?;
-            touched.push(id.clone());
+        for (id, texts) in recorded {
+            record_slide(&mut tx, deck_id, revision, &id, texts).await?;
+            touched.push(id);
         }
         let entry = Entry {
             revision,
@@ -270,16 +274,20 @@ impl SlideStore for SqlStore {
     }
 }
 
-/// Whether a content patch would leave the slide as it is.
-async fn unchanged(tx: &mut Tx, deck_id: i64, patch: &SlideContentPatch) -> Result<bool> {
+/// Whether a content patch changes the slide's html and its notes (`None`: neither, the
+/// patch would leave the slide as it is).
+async fn content_change(
+    tx: &mut Tx,
+    deck_id: i64,
+    patch: &SlideContentPatch,
+) -> Result<Option<(bool, bool)>> {
     let query = sqlx::query("SELECT html, notes FROM slides WHERE deck_id = $1 AND id = $2");
-    let Some((html, notes)) = optional(&mut **tx, query.bind(deck_id).bind(&patch.id), |r| {
+    let (html, notes) = optional(&mut **tx, query.bind(deck_id).bind(&patch.id), |r| {
         Ok((r.text(0)?, r.opt_text(1)?))
     })
     .await?
-    else {
-        return Ok(false);
-    };
-    Ok(patch.html.as_ref().is_none_or(|(h, _, _)| *h == html)
-        && patch.notes.as_ref().is_none_or(|n| *n == notes))
+    .ok_or_else(|| Error::internal("the slide to change is missing"))?;
+    let html_changed = patch.html.as_ref().is_some_and(|(h, _, _)| *h != html);
+    let notes_changed = patch.notes.as_ref().is_some_and(|n| *n != notes);
+    Ok((html_changed || notes_changed).then_some((html_changed, notes_changed)))
 }
