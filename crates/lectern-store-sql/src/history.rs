@@ -187,6 +187,17 @@ pub(crate) async fn record_revision(
         .bind(at)
         .bind(deck_id);
     run(&mut **tx, query).await?;
+    insert_entry(tx, deck_id, at, entry).await
+}
+
+/// Records a revision's entry (the deck's revision already set, see
+/// [`SqlStore::next_revision`]).
+pub(crate) async fn insert_entry(
+    tx: &mut Tx,
+    deck_id: i64,
+    at: i64,
+    entry: Entry<'_>,
+) -> Result<()> {
     let slide_ids = serde_json::to_string(entry.slide_ids)
         .map_err(|e| Error::internal(format!("slide ids: {e}")))?;
     let query = sqlx::query(
@@ -243,6 +254,37 @@ impl SqlStore {
         };
         Precondition::check(ctx.precondition.as_ref(), deck_id, current)?;
         Ok(Some(current))
+    }
+
+    /// Starts a recorded write in one statement: moves the owner's deck outside the trash to
+    /// its next revision and `updated_at` (which also locks its row for the rest of the
+    /// transaction), then checks `ctx`'s precondition against the revision it had. Returns
+    /// the new revision, or `None` when there is no such deck (404 first: a precondition
+    /// never reveals another's revision). A write that then changes nothing must drop the
+    /// transaction rather than commit it.
+    pub(crate) async fn next_revision(
+        &self,
+        tx: &mut Tx,
+        owner_id: i64,
+        deck_id: i64,
+        ctx: &WriteContext,
+        at: i64,
+    ) -> Result<Option<i64>> {
+        let next: Option<i64> = sqlx::query_scalar(
+            "UPDATE decks SET revision = revision + 1, updated_at = $1
+             WHERE id = $2 AND owner_id = $3 AND trashed_at IS NULL RETURNING revision",
+        )
+        .bind(at)
+        .bind(deck_id)
+        .bind(owner_id)
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(fault)?;
+        let Some(next) = next else {
+            return Ok(None);
+        };
+        Precondition::check(ctx.precondition.as_ref(), deck_id, next - 1)?;
+        Ok(Some(next))
     }
 
     /// Gives every deck that has no history (made before migration 0008) its revision 1:

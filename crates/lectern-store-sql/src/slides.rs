@@ -3,6 +3,7 @@
 //! slide change runs in (the core's closure decides, this file writes what it decided).
 
 use async_trait::async_trait;
+use lectern_core::Result;
 use lectern_core::layout::SlideSlot;
 use lectern_core::revision::{Operation, WriteContext};
 use lectern_core::store::{
@@ -10,10 +11,9 @@ use lectern_core::store::{
     SlideStore, SlideSummaryRecord,
 };
 use lectern_core::time::Timestamp;
-use lectern_core::{Error, Result};
 use sqlx::{Any, Executor};
 
-use crate::history::{Entry, Texts, record_removal, record_revision, record_slide, text_id};
+use crate::history::{Entry, Texts, insert_entry, record_removal, record_slide, text_id};
 use crate::rows::{Columns, unpack_slots};
 use crate::{SqlStore, Tx, all, fault, optional, run};
 
@@ -177,19 +177,24 @@ impl SlideStore for SqlStore {
         ctx: &WriteContext,
     ) -> Result<Option<SlideEdit>> {
         let mut tx = self.begin_write().await?;
-        let Some(current) = self.lock_for_write(&mut tx, owner_id, deck_id, ctx).await? else {
+        let at = now.unix_micros();
+        let Some(revision) = self
+            .next_revision(&mut tx, owner_id, deck_id, ctx, at)
+            .await?
+        else {
             return Ok(None);
         };
         let slots = slots_in(&mut *tx, deck_id).await?;
         // An error here drops the transaction: nothing was written.
         let mut result = edit(&slots)?;
-        // What a content change really changes: the texts it sets to something new.
-        let changed = match &result.content {
-            Some(patch) => content_change(&mut tx, deck_id, patch).await?,
-            None => None,
-        };
-        if changed.is_none() {
-            result.content = None;
+        // A content change writes only when it sets something new; then the texts it sets
+        // are recorded (the other one carries over).
+        let mut recorded: Vec<(String, Texts)> = Vec::new();
+        if let Some(patch) = &result.content {
+            match change_content(&mut tx, deck_id, patch, at).await? {
+                Some(texts) => recorded.push((patch.id.clone(), texts)),
+                None => result.content = None,
+            }
         }
         let plan = &result.plan;
         if plan.delete.is_empty()
@@ -197,58 +202,21 @@ impl SlideStore for SqlStore {
             && result.insert.is_empty()
             && result.content.is_none()
         {
-            // Nothing changes: no write, no revision.
-            result.revision = current;
+            // Nothing changes: the transaction is dropped, so no revision either.
+            result.revision = revision - 1;
             return Ok(Some(result));
         }
-        let revision = current + 1;
-        let at = now.unix_micros();
         let mut touched = Vec::new();
         for id in &result.plan.delete {
             delete_slide(&mut tx, deck_id, revision, id).await?;
             touched.push(id.clone());
         }
         reposition(&mut tx, deck_id, result.plan.reposition.iter(), at).await?;
-        let mut recorded: Vec<(String, Texts)> = Vec::new();
         for slide in &result.insert {
             insert_slide(&mut tx, deck_id, slide, at).await?;
             let c = &slide.content;
             let texts = Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref()).await?;
             recorded.push((slide.slot.id.clone(), texts));
-        }
-        if let (Some(patch), Some((html_changed, notes_changed))) = (&result.content, changed) {
-            let (html, title, preview) = match &patch.html {
-                Some((h, t, p)) => (Some(h.as_str()), Some(t.as_str()), Some(p.as_str())),
-                None => (None, None, None),
-            };
-            let query = sqlx::query(
-                "UPDATE slides SET html = COALESCE($1, html), title = COALESCE($2, title),
-                    text_preview = COALESCE($3, text_preview),
-                    html_bytes = COALESCE($4, html_bytes),
-                    notes = CASE WHEN $5 THEN $6 ELSE notes END, updated_at = $7
-                 WHERE deck_id = $8 AND id = $9",
-            )
-            .bind(html)
-            .bind(title)
-            .bind(preview)
-            .bind(html.map(|h| h.len() as i64))
-            .bind(patch.notes.is_some())
-            .bind(patch.notes.clone().flatten())
-            .bind(at)
-            .bind(deck_id)
-            .bind(&patch.id);
-            run(&mut *tx, query).await?;
-            let mut texts = Texts::default();
-            if let (true, Some(h)) = (html_changed, html) {
-                texts.html = Some(text_id(&mut tx, deck_id, h).await?);
-            }
-            if let (true, Some(notes)) = (notes_changed, &patch.notes) {
-                texts.notes = Some(match notes {
-                    Some(n) => Some(text_id(&mut tx, deck_id, n).await?),
-                    None => None,
-                });
-            }
-            recorded.push((patch.id.clone(), texts));
         }
         for slot in &result.plan.reposition {
             if !recorded.iter().any(|(id, _)| *id == slot.id) {
@@ -267,27 +235,54 @@ impl SlideStore for SqlStore {
             author: &ctx.author,
             settings: None,
         };
-        record_revision(&mut tx, deck_id, at, entry).await?;
+        insert_entry(&mut tx, deck_id, at, entry).await?;
         tx.commit().await.map_err(fault)?;
         result.revision = revision;
         Ok(Some(result))
     }
 }
 
-/// Whether a content patch changes the slide's html and its notes (`None`: neither, the
-/// patch would leave the slide as it is).
-async fn content_change(
+/// Applies a content patch when it sets something new (html or notes that differ from the
+/// stored ones); the ids of the texts it set, or `None` when it would change nothing.
+async fn change_content(
     tx: &mut Tx,
     deck_id: i64,
     patch: &SlideContentPatch,
-) -> Result<Option<(bool, bool)>> {
-    let query = sqlx::query("SELECT html, notes FROM slides WHERE deck_id = $1 AND id = $2");
-    let (html, notes) = optional(&mut **tx, query.bind(deck_id).bind(&patch.id), |r| {
-        Ok((r.text(0)?, r.opt_text(1)?))
-    })
-    .await?
-    .ok_or_else(|| Error::internal("the slide to change is missing"))?;
-    let html_changed = patch.html.as_ref().is_some_and(|(h, _, _)| *h != html);
-    let notes_changed = patch.notes.as_ref().is_some_and(|n| *n != notes);
-    Ok((html_changed || notes_changed).then_some((html_changed, notes_changed)))
+    at: i64,
+) -> Result<Option<Texts>> {
+    let (html, title, preview) = match &patch.html {
+        Some((h, t, p)) => (Some(h.as_str()), Some(t.as_str()), Some(p.as_str())),
+        None => (None, None, None),
+    };
+    let query = sqlx::query(
+        "UPDATE slides SET html = COALESCE($1, html), title = COALESCE($2, title),
+            text_preview = COALESCE($3, text_preview), html_bytes = COALESCE($4, html_bytes),
+            notes = CASE WHEN $5 THEN $6 ELSE notes END, updated_at = $7
+         WHERE deck_id = $8 AND id = $9
+           AND (($1 IS NOT NULL AND html <> $1)
+             OR ($5 AND NOT (COALESCE(notes = $6, FALSE) OR (notes IS NULL AND $6 IS NULL))))",
+    )
+    .bind(html)
+    .bind(title)
+    .bind(preview)
+    .bind(html.map(|h| h.len() as i64))
+    .bind(patch.notes.is_some())
+    .bind(patch.notes.clone().flatten())
+    .bind(at)
+    .bind(deck_id)
+    .bind(&patch.id);
+    if run(&mut **tx, query).await? == 0 {
+        return Ok(None);
+    }
+    let mut texts = Texts::default();
+    if let Some(h) = html {
+        texts.html = Some(text_id(tx, deck_id, h).await?);
+    }
+    if let Some(notes) = &patch.notes {
+        texts.notes = Some(match notes {
+            Some(n) => Some(text_id(tx, deck_id, n).await?),
+            None => None,
+        });
+    }
+    Ok(Some(texts))
 }
