@@ -262,6 +262,11 @@ impl SqlStore {
     /// the new revision, or `None` when there is no such deck (404 first: a precondition
     /// never reveals another's revision). A write that then changes nothing must drop the
     /// transaction rather than commit it.
+    /// With the revision comes the deck's slide order. SQLite reads it in the same statement
+    /// (each statement is a round trip to its writer thread; the database lock is held
+    /// from `BEGIN IMMEDIATE`). PostgreSQL reads it in a statement of its own once the row
+    /// is locked: a subquery of the locking statement would see the snapshot taken before
+    /// it waited for a concurrent writer.
     pub(crate) async fn next_revision(
         &self,
         tx: &mut Tx,
@@ -269,22 +274,36 @@ impl SqlStore {
         deck_id: i64,
         ctx: &WriteContext,
         at: i64,
-    ) -> Result<Option<i64>> {
-        let next: Option<i64> = sqlx::query_scalar(
+    ) -> Result<Option<(i64, Vec<SlideSlot>)>> {
+        let order = if self.dialect.locks_rows() {
+            "''".to_string()
+        } else {
+            format!(
+                "(SELECT {} FROM slides WHERE deck_id = $2)",
+                crate::slides::PACKED_ORDER
+            )
+        };
+        let sql = format!(
             "UPDATE decks SET revision = revision + 1, updated_at = $1
-             WHERE id = $2 AND owner_id = $3 AND trashed_at IS NULL RETURNING revision",
-        )
-        .bind(at)
-        .bind(deck_id)
-        .bind(owner_id)
-        .fetch_optional(&mut **tx)
-        .await
-        .map_err(fault)?;
-        let Some(next) = next else {
+             WHERE id = $2 AND owner_id = $3 AND trashed_at IS NULL
+             RETURNING revision, {order}"
+        );
+        let query = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(at)
+            .bind(deck_id)
+            .bind(owner_id);
+        let Some((next, packed)) =
+            optional(&mut **tx, query, |r| Ok((r.int(0)?, r.text(1)?))).await?
+        else {
             return Ok(None);
         };
         Precondition::check(ctx.precondition.as_ref(), deck_id, next - 1)?;
-        Ok(Some(next))
+        let slots = if self.dialect.locks_rows() {
+            crate::slides::slots_in(&mut **tx, deck_id).await?
+        } else {
+            crate::rows::unpack_slots(&packed)?
+        };
+        Ok(Some((next, slots)))
     }
 
     /// Gives every deck that has no history (made before migration 0008) its revision 1:

@@ -17,17 +17,20 @@ use crate::history::{Entry, Texts, insert_entry, record_removal, record_slide, t
 use crate::rows::{Columns, unpack_slots};
 use crate::{SqlStore, Tx, all, fault, optional, run};
 
+/// The packed order of the slides a query selects (see [`slots_in`]).
+pub(crate) const PACKED_ORDER: &str = "COALESCE(string_agg(id || ',' || rank || ','
+    || COALESCE(CAST(group_id AS TEXT), ''), ';' ORDER BY rank), '')";
+
 /// A deck's slide order, on a pool or in a transaction. The order comes back as one
 /// aggregated text value (`id,rank,group;...`): one row instead of one per slide, which is
 /// what makes reading a 10,000-slide order cheap.
-async fn slots_in<'c>(
+pub(crate) async fn slots_in<'c>(
     on: impl Executor<'c, Database = Any>,
     deck_id: i64,
 ) -> Result<Vec<SlideSlot>> {
-    let packed: String = sqlx::query_scalar(
-        "SELECT COALESCE(string_agg(id || ',' || rank || ',' || COALESCE(CAST(group_id AS TEXT), ''),
-            ';' ORDER BY rank), '') FROM slides WHERE deck_id = $1",
-    )
+    let packed: String = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT {PACKED_ORDER} FROM slides WHERE deck_id = $1"
+    )))
     .bind(deck_id)
     .fetch_one(on)
     .await
@@ -178,13 +181,12 @@ impl SlideStore for SqlStore {
     ) -> Result<Option<SlideEdit>> {
         let mut tx = self.begin_write().await?;
         let at = now.unix_micros();
-        let Some(revision) = self
+        let Some((revision, slots)) = self
             .next_revision(&mut tx, owner_id, deck_id, ctx, at)
             .await?
         else {
             return Ok(None);
         };
-        let slots = slots_in(&mut *tx, deck_id).await?;
         // An error here drops the transaction: nothing was written.
         let mut result = edit(&slots)?;
         // A content change writes only when it sets something new; then the texts it sets
