@@ -723,7 +723,7 @@ async fn forgotten_revisions_answer_404_and_the_kept_ones_stay_exact() {
 }
 
 #[tokio::test]
-async fn an_oauth_write_names_the_client_and_undo_tells_grants_apart() {
+async fn an_oauth_write_names_the_client_read_tokens_cannot_restore_and_undo_tells_grants_apart() {
     let app = TestApp::spawn().await;
     let alice = app.user("alice").await;
     let (deck, _) = deck_of(&app, &alice, 1).await;
@@ -736,6 +736,17 @@ async fn an_oauth_write_names_the_client_and_undo_tells_grants_apart() {
         page["data"][0]["author"],
         json!({"user_id": alice.id, "username": "alice", "via": "oauth", "label": "MCP test"})
     );
+    // A read-only token reads the history but may not restore.
+    let read = crate::oauth::access_token(&app, None, &["read"]).await;
+    revisions(&app, &read, deck, "").await;
+    app.call(
+        Method::POST,
+        &format!("/v1/decks/{deck}/revisions/1/restore"),
+        Some(&read),
+        None,
+    )
+    .await
+    .expect_error(403);
     // An MCP client on an API key did not make that change: undo refuses without force.
     let client = session_client(&app, &alice.key).await;
     let (_, status) = failure(&call(&client, "undo_last_change", json!({"deck_id": deck})).await);
