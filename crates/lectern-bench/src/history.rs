@@ -60,26 +60,7 @@ pub async fn history_bench(addr: SocketAddr, key: &str, data_dir: &Path) -> anyh
     let slides: Vec<serde_json::Value> = (0..SLIDES)
         .map(|i| serde_json::json!({"html": format!("<section><h2>Slide {i}</h2><p>Text of slide {i}.</p></section>"), "notes": format!("Notes {i}")}))
         .collect();
-    let (status, bytes) = once(
-        addr,
-        &post(
-            "/v1/decks",
-            key,
-            &serde_json::json!({"title": "History", "slides": slides}),
-        ),
-    )
-    .await?;
-    if status != 201 {
-        bail!("creating the deck answered {status}");
-    }
-    let created: serde_json::Value = serde_json::from_slice(&bytes)?;
-    let deck = created["data"]["id"].as_i64().context("deck id")?;
-    let ids: Vec<String> = created["data"]["slide_ids"]
-        .as_array()
-        .context("slide ids")?
-        .iter()
-        .filter_map(|v| v.as_str().map(str::to_string))
-        .collect();
+    let (deck, ids) = crate::create_deck(addr, key, "History", slides).await?;
     let before = database_bytes(data_dir).await?;
 
     // 10,000 edits, each of one slide (spread over the deck), each new HTML of ~300 bytes.

@@ -428,15 +428,19 @@ async fn big_deck(addr: SocketAddr, key: &str, n: usize) -> anyhow::Result<(i64,
     let slides: Vec<serde_json::Value> = (0..n)
         .map(|i| serde_json::json!({"html": format!("<section><h2>Slide {i}</h2><p>Text of slide {i}.</p></section>")}))
         .collect();
-    let (status, bytes) = once(
-        addr,
-        &post(
-            "/v1/decks",
-            key,
-            &serde_json::json!({"title": "Big", "slides": slides}),
-        ),
-    )
-    .await?;
+    create_deck(addr, key, "Big", slides).await
+}
+
+/// Creates a deck of `slides`; returns its id and slide ids in order.
+pub(crate) async fn create_deck(
+    addr: SocketAddr,
+    key: &str,
+    title: &str,
+    slides: Vec<serde_json::Value>,
+) -> anyhow::Result<(i64, Vec<String>)> {
+    let n = slides.len();
+    let body = serde_json::json!({"title": title, "slides": slides});
+    let (status, bytes) = once(addr, &post("/v1/decks", key, &body)).await?;
     if status != 201 {
         bail!("creating a deck of {n} slides answered {status}");
     }

@@ -14,7 +14,7 @@ use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 
 use crate::decks::deck_in_tx;
-use crate::history::{Entry, Texts, decode, record_revision, record_slide, slides_in_tx};
+use crate::history::{Entry, Likely, Texts, decode, record_revision, record_slide, slides_in_tx};
 use crate::rows::Columns;
 use crate::slides::{delete_slide, insert_slide, reposition};
 use crate::{SqlStore, all, fault, optional, run, time};
@@ -190,13 +190,18 @@ impl RevisionStore for SqlStore {
         for id in &plan.delete {
             delete_slide(&mut tx, deck_id, revision, id).await?;
         }
-        reposition(
-            &mut tx,
-            deck_id,
-            plan.update.iter().map(|(slot, _)| slot),
-            at,
-        )
-        .await?;
+        // Only slides whose place differs are re-keyed (an edited slide usually stayed put).
+        let now_at: std::collections::HashMap<&str, &SlideSlot> = slides
+            .iter()
+            .map(|s| (s.slot.id.as_str(), &s.slot))
+            .collect();
+        let moved: Vec<&SlideSlot> = plan
+            .update
+            .iter()
+            .map(|(slot, _)| slot)
+            .filter(|slot| now_at.get(slot.id.as_str()) != Some(slot))
+            .collect();
+        reposition(&mut tx, deck_id, moved.into_iter(), at).await?;
         for (slot, content) in &plan.update {
             let texts = match content {
                 Some(c) => {
@@ -212,7 +217,7 @@ impl RevisionStore for SqlStore {
                     .bind(deck_id)
                     .bind(&slot.id);
                     run(&mut *tx, query).await?;
-                    Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref()).await?
+                    Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref(), Likely::Known).await?
                 }
                 None => Texts::default(),
             };
@@ -221,7 +226,8 @@ impl RevisionStore for SqlStore {
         for slide in &plan.insert {
             insert_slide(&mut tx, deck_id, slide, at).await?;
             let c = &slide.content;
-            let texts = Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref()).await?;
+            let texts =
+                Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref(), Likely::Known).await?;
             record_slide(&mut tx, deck_id, revision, &slide.slot.id, texts).await?;
         }
         if let Some(s) = &plan.settings {

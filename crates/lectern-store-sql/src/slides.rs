@@ -13,7 +13,7 @@ use lectern_core::store::{
 use lectern_core::time::Timestamp;
 use sqlx::{Any, Executor};
 
-use crate::history::{Entry, Texts, insert_entry, record_removal, record_slide, text_id};
+use crate::history::{Entry, Likely, Texts, insert_entry, record_removal, record_slide, text_id};
 use crate::rows::{Columns, unpack_slots};
 use crate::{SqlStore, Tx, all, fault, optional, run};
 
@@ -217,7 +217,8 @@ impl SlideStore for SqlStore {
         for slide in &result.insert {
             insert_slide(&mut tx, deck_id, slide, at).await?;
             let c = &slide.content;
-            let texts = Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref()).await?;
+            let texts =
+                Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref(), Likely::New).await?;
             recorded.push((slide.slot.id.clone(), texts));
         }
         for slot in &result.plan.reposition {
@@ -278,11 +279,11 @@ async fn change_content(
     }
     let mut texts = Texts::default();
     if let Some(h) = html {
-        texts.html = Some(text_id(tx, deck_id, h).await?);
+        texts.html = Some(text_id(tx, deck_id, h, Likely::New).await?);
     }
     if let Some(notes) = &patch.notes {
         texts.notes = Some(match notes {
-            Some(n) => Some(text_id(tx, deck_id, n).await?),
+            Some(n) => Some(text_id(tx, deck_id, n, Likely::New).await?),
             None => None,
         });
     }
