@@ -182,9 +182,26 @@ impl SlideHtml {
     /// The title and text preview of a slide's stored form (which already follows the
     /// rules and reads back as itself, so one parse is enough); empty for anything else.
     pub fn summarize_stored(stored: &str) -> (String, String) {
-        Self::parse_once(stored)
-            .map(|s| (s.title, s.text_preview))
-            .unwrap_or_default()
+        // Only what the summary needs: no checks and no serialisation of the content.
+        let doc = Html::parse_fragment(stored);
+        let Some(section) = doc
+            .root_element()
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .find(|e| e.value().name() == "section")
+        else {
+            return Default::default();
+        };
+        let title = section
+            .descendants()
+            .filter_map(ElementRef::wrap)
+            .find(|e| matches!(e.value().name(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"))
+            .map(|h| collapse_whitespace(&visible_text(h), usize::MAX))
+            .unwrap_or_default();
+        (
+            title,
+            collapse_whitespace(&visible_text(section), TEXT_PREVIEW_CHARS),
+        )
     }
 
     /// The stored and returned form: the section with `data-id` equal to the slide id first.

@@ -203,3 +203,20 @@ proptest! {
         prop_assert!(SlideHtml::parse(&input).is_err());
     }
 }
+
+#[test]
+fn the_summary_of_a_stored_slide_is_the_one_parsing_gave() {
+    for input in [
+        "<section><h2>Title <em>here</em></h2><p>Body text</p><aside class=\"notes\">n</aside></section>",
+        "<section data-background-color=\"#000\"><p>No heading</p>\n<ul><li>a</li><li>b</li></ul></section>",
+        "<section></section>",
+    ] {
+        let parsed = SlideHtml::parse(input).unwrap();
+        let stored = parsed.render("abc");
+        assert_eq!(
+            SlideHtml::summarize_stored(&stored),
+            (parsed.title.clone(), parsed.text_preview.clone()),
+            "{input}"
+        );
+    }
+}
