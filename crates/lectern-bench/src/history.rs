@@ -121,6 +121,12 @@ pub async fn history_bench(addr: SocketAddr, key: &str, data_dir: &Path) -> anyh
         EDITS + 1
     );
 
+    let first = get(&format!("/v1/decks/{deck}/revisions/1"), key);
+    let first_ms = median_ms(addr, &first, 5).await?;
+    println!(
+        "history_10000 get_revision 1 (the {SLIDES}-slide deck before {EDITS} edits): median {first_ms:.1} ms"
+    );
+
     // Undo-like: the revision before the newest (one slide differs). Every restore is a new
     // revision, so "newest - 1" is always one edit away.
     let mut undo = Vec::new();
