@@ -284,10 +284,13 @@ pub fn is_loopback_host(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-/// `{"error": message}` with `status`.
+/// `{"error": message}` with `status`, answered before the request body was read: the
+/// connection is closed after it (`Connection: close`), so that a client does not send its
+/// next request on a connection the server drops for the unread body.
 fn refuse(status: StatusCode, message: &str) -> Response {
     (
         status,
+        [(header::CONNECTION, "close")],
         Json(ErrorBody {
             revision: None,
             error: message.into(),
