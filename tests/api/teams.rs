@@ -179,6 +179,11 @@ async fn get_team_deck_shows_team_decks_with_their_owner() {
     r.expect(200);
     let d = r.data();
     assert_eq!(d["title"], "A1 team");
+    // The team deck's revision as a strong entity tag, as get_deck sends it.
+    assert_eq!(
+        r.headers["etag"],
+        format!("\"{}-{}\"", w.a1_team, d["revision"]).as_str()
+    );
     assert_eq!(
         d["owner"],
         json!({"id": w.a1.id, "name": "a1 name", "username": "a1"})

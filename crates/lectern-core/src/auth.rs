@@ -90,12 +90,6 @@ impl Via {
             Via::Admin => "admin",
         }
     }
-
-    pub fn parse(s: &str) -> Option<Via> {
-        [Via::ApiKey, Via::OAuth, Via::Mcp, Via::Web, Via::Admin]
-            .into_iter()
-            .find(|v| v.as_str() == s)
-    }
 }
 
 /// Who made a change, as the deck history records it.

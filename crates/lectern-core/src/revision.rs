@@ -32,18 +32,6 @@ pub enum Operation {
 }
 
 impl Operation {
-    pub const ALL: &'static [Operation] = &[
-        Operation::CreateDeck,
-        Operation::UpdateDeck,
-        Operation::AddSlide,
-        Operation::UpdateSlide,
-        Operation::RemoveSlides,
-        Operation::MoveSlides,
-        Operation::TrashDeck,
-        Operation::RecoverDeck,
-        Operation::Restore,
-    ];
-
     pub fn as_str(self) -> &'static str {
         match self {
             Operation::CreateDeck => "create_deck",
