@@ -14,7 +14,6 @@ use tower::ServiceExt;
 use lectern_core::Lectern;
 use tokio::sync::Notify;
 
-use crate::export::files::FileStore;
 use crate::export::pdf::PdfRenderer;
 use crate::export::worker::Exporter;
 use tokio::net::TcpListener;
@@ -26,8 +25,6 @@ use crate::router;
 #[derive(Clone)]
 pub struct AppState {
     pub core: Lectern,
-    /// Where export files are kept (downloads read them).
-    pub files: Arc<dyn FileStore>,
     /// Wakes this server's export worker when a job is queued.
     pub export_wakeup: Arc<Notify>,
     /// The warm Chromium: PDF exports, thumbnails and MCP slide screenshots.
@@ -42,7 +39,6 @@ pub struct AppState {
 pub fn spawn_export_workers(state: &AppState, workers: usize) {
     let exporter = Arc::new(Exporter {
         core: state.core.clone(),
-        files: state.files.clone(),
         pdf: state.renderer.clone(),
         wakeup: state.export_wakeup.clone(),
     });

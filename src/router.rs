@@ -36,6 +36,7 @@ pub fn build(state: AppState) -> Router {
         // Export downloads and thumbnails (signed or unguessable URLs, no credential).
         .route("/exports/{id}/download", get(api::exports::download))
         .route("/thumbnails/{file}", get(api::exports::thumbnail))
+        .route("/media/{file}", get(api::media::media_file))
         // Web sign-in and the API-key page.
         .route("/login", get(web::login::login_page).post(web::login::login))
         .route("/logout", post(web::login::logout))
@@ -165,6 +166,16 @@ fn rest_api(state: &AppState) -> Router<AppState> {
         .route(
             "/v1/decks/{id}/exports/{export_id}",
             get(api::exports::get_deck_export),
+        )
+        .route(
+            "/v1/media",
+            get(api::media::list_media)
+                .post(api::media::upload_media)
+                .layer(DefaultBodyLimit::max(api::media::MAX_UPLOAD_REQUEST_BYTES)),
+        )
+        .route(
+            "/v1/media/{id}",
+            get(api::media::get_media).delete(api::media::delete_media),
         )
         .route("/v1/team/decks", get(api::team::list_team_decks))
         .route("/v1/team/decks/{id}", get(api::team::get_team_deck))

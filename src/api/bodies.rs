@@ -234,3 +234,14 @@ mod tests {
         }
     }
 }
+
+/// `upload_media` as `multipart/form-data`.
+#[derive(Serialize, ToSchema)]
+pub struct MediaUploadForm {
+    /// The image: PNG, JPEG, GIF, WebP or SVG, at most 20 MiB.
+    #[schema(value_type = String, format = Binary)]
+    pub file: Vec<u8>,
+    /// The file's name (else the file part's own file name); reduced to a safe file name.
+    #[schema(required = false)]
+    pub name: String,
+}

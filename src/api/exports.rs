@@ -99,7 +99,7 @@ pub async fn download(
         return ApiError::new(StatusCode::NOT_FOUND, "this export no longer exists")
             .into_response();
     };
-    let bytes = match state.files.get(&key).await {
+    let bytes = match state.core.files().get(&key).await {
         Ok(Some(b)) => b,
         Ok(None) => {
             return ApiError::new(StatusCode::NOT_FOUND, "the export file is gone").into_response();
@@ -139,7 +139,12 @@ pub async fn thumbnail(State(state): State<AppState>, Path(file): Path<String>) 
         Ok(None) => return not_found(),
         Err(e) => return ApiError::from(e).into_response(),
     };
-    match state.files.get(&format!("thumb-{deck_id}.png")).await {
+    match state
+        .core
+        .files()
+        .get(&format!("thumb-{deck_id}.png"))
+        .await
+    {
         Ok(Some(png)) => {
             let mut r = (StatusCode::OK, png).into_response();
             r.headers_mut()

@@ -5,6 +5,7 @@
 pub mod bodies;
 pub mod decks;
 pub mod exports;
+pub mod media;
 pub mod openapi;
 pub mod revisions;
 pub mod shares;

@@ -62,6 +62,10 @@ impl Modify for BearerAuth {
         api::revisions::get_revision,
         api::revisions::restore,
         api::revisions::list_slide_revisions,
+        api::media::upload_media,
+        api::media::list_media,
+        api::media::get_media,
+        api::media::delete_media,
     ),
     components(schemas(lectern_core::params::PageMeta)),
     modifiers(&BearerAuth)

@@ -7,14 +7,12 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
-use lectern_core::Lectern;
 use lectern_core::auth::Resource;
 use lectern_core::secret::Secret;
 use rmcp::ServiceExt;
 
 use crate::app::{self, AppState};
 use crate::cli::StorageOptions;
-use crate::export::files::LocalFiles;
 use crate::export::pdf::{PdfRenderer, find_chromium};
 use crate::http::rate_limit::RateLimits;
 use crate::mcp::LecternMcp;
@@ -30,18 +28,15 @@ pub struct McpArgs {
 /// Serves MCP on stdio until the client closes it.
 pub async fn run(opts: &StorageOptions, args: &McpArgs) -> anyhow::Result<()> {
     let store = opts.open_store().await?;
-    let core = Lectern::new(store, &opts.public_url_or_listen());
+    let core = opts.core(store, &opts.public_url_or_listen())?;
     let key = Secret::new(args.api_key.trim());
     let caller = core
         .authenticate_bearer_for(key.expose(), Resource::Mcp)
         .await
         .map_err(|e| anyhow::anyhow!("the API key was refused: {e}"))?;
     tracing::info!(user.id = caller.user_id, "lectern mcp: serving on stdio");
-    let files = LocalFiles::new(opts.data_dir.join("exports"))
-        .with_context(|| format!("cannot create {}", opts.data_dir.join("exports").display()))?;
     let state = AppState {
         core: core.clone(),
-        files: Arc::new(files),
         export_wakeup: Default::default(),
         renderer: Arc::new(
             PdfRenderer::new(find_chromium(opts.chrome_path.as_deref()))

@@ -7,7 +7,6 @@ use tokio::net::TcpListener;
 
 use crate::app::{self, AppState};
 use crate::cli::StorageOptions;
-use crate::export::files::LocalFiles;
 use crate::export::pdf::{PdfRenderer, find_chromium};
 use crate::http::rate_limit::{self, RateLimits};
 use crate::mcp::McpOptions;
@@ -21,7 +20,7 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
         .with_context(|| format!("cannot listen on {}", opts.listen))?;
     let bound = listener.local_addr()?;
     let public_url = opts.public_url_for(bound)?;
-    let mut core = Lectern::new(store, &public_url);
+    let mut core = opts.core(store, &public_url)?;
     if let Some(url) = &opts.smtp_url {
         core = core.with_notifier(std::sync::Arc::new(SmtpNotifier::new(
             url,
@@ -45,8 +44,6 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
     }
     println!("lectern: listening on http://{bound} (public URL {public_url})");
     tracing::info!(listen = %bound, public_url = %public_url, "lectern is serving");
-    let files = LocalFiles::new(opts.data_dir.join("exports"))
-        .with_context(|| format!("cannot create {}", opts.data_dir.join("exports").display()))?;
     let chromium = find_chromium(opts.chrome_path.as_deref());
     if chromium.is_none() {
         tracing::warn!(
@@ -60,7 +57,6 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
     }
     let state = AppState {
         core,
-        files: std::sync::Arc::new(files),
         export_wakeup: Default::default(),
         renderer: std::sync::Arc::new(PdfRenderer::new(chromium).with_network(opts.render_network)),
         mcp: McpOptions::from_env(bound, &public_url)?,

@@ -6,9 +6,11 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 use clap::Args;
+use lectern_core::Lectern;
 use lectern_core::store::Store;
 use lectern_core::store::cache::CachedStore;
 
+use crate::export::files::LocalFiles;
 use crate::export::network::RenderNetwork;
 
 /// Where the service listens and keeps its data (contract: "Every command takes the same
@@ -67,7 +69,9 @@ pub struct StorageOptions {
 
     /// What slides may make the export renderer (PDFs, thumbnails, slide screenshots) load
     /// from the network: `public` internet addresses only (never this server's loopback,
-    /// private or link-local networks), or `none`.
+    /// private or link-local networks), `none`, or `any` (everything, the server's own
+    /// networks included: only for closed networks whose images live on internal servers).
+    /// Also the rule for `upload_image`'s `source_url`.
     #[arg(
         long,
         env = "LECTERN_RENDER_NETWORK",
@@ -86,6 +90,10 @@ pub struct StorageOptions {
     /// keeps them forever.
     #[arg(long, env = "LECTERN_HISTORY_DAYS", default_value_t = lectern_core::revision::DEFAULT_HISTORY_DAYS, global = true)]
     pub history_days: u32,
+
+    /// Most MiB of uploaded media one account may keep (413 above it).
+    #[arg(long, env = "LECTERN_MEDIA_QUOTA_MB", default_value_t = lectern_core::service::media::DEFAULT_QUOTA_MB, global = true)]
+    pub media_quota_mb: u64,
 }
 
 /// Requests per minute per credential unless `--rate-limit` says otherwise: generous for
@@ -111,6 +119,17 @@ impl StorageOptions {
         self.public_url
             .clone()
             .unwrap_or_else(|| format!("http://{}", self.listen))
+    }
+
+    /// The core over `store` at `public_url`, keeping files (exports, thumbnails, media) in
+    /// `<data dir>/exports`, with the media quota.
+    pub fn core(&self, store: Arc<dyn Store>, public_url: &str) -> anyhow::Result<Lectern> {
+        let dir = self.data_dir.join("exports");
+        let files = LocalFiles::new(dir.clone())
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        Ok(Lectern::new(store, public_url)
+            .with_files(Arc::new(files))
+            .with_media_quota_mb(self.media_quota_mb))
     }
 
     /// Opens the configured store, creating the data dir and running migrations.

@@ -1,20 +1,10 @@
-//! Where export files live: a small interface so an object store can follow, and the local
-//! implementation under `<data dir>/exports`.
+//! The local implementation of the core's file-store port ([`FileStore`]): export files,
+//! thumbnails and uploaded media under `<data dir>/exports`.
 
 use std::path::PathBuf;
 
 use async_trait::async_trait;
-
-/// Stores export files by key.
-#[async_trait]
-pub trait FileStore: Send + Sync {
-    /// Stores `bytes` under `key`, replacing what was there.
-    async fn put(&self, key: &str, bytes: Vec<u8>) -> std::io::Result<()>;
-    /// The bytes under `key`, if any.
-    async fn get(&self, key: &str) -> std::io::Result<Option<Vec<u8>>>;
-    /// Removes `key` (missing is fine).
-    async fn delete(&self, key: &str) -> std::io::Result<()>;
-}
+pub use lectern_core::store::FileStore;
 
 /// Files in a directory (`<data dir>/exports`). With several servers on PostgreSQL, the
 /// directory must be shared (or an object store used).
@@ -46,10 +36,15 @@ impl FileStore for LocalFiles {
         let path = self
             .path(key)
             .ok_or_else(|| std::io::Error::other(format!("bad file key {key:?}")))?;
-        // Write aside and rename: a reader never sees half a file.
+        // Write aside, flush to the disk and rename: a reader never sees half a file, and
+        // a file whose row was committed after `put` returned survives a power loss.
         let tmp = path.with_extension("partial");
-        tokio::fs::write(&tmp, bytes).await?;
-        tokio::fs::rename(&tmp, &path).await
+        let mut file = tokio::fs::File::create(&tmp).await?;
+        tokio::io::AsyncWriteExt::write_all(&mut file, &bytes).await?;
+        file.sync_all().await?;
+        drop(file);
+        tokio::fs::rename(&tmp, &path).await?;
+        tokio::fs::File::open(&self.dir).await?.sync_all().await
     }
 
     async fn get(&self, key: &str) -> std::io::Result<Option<Vec<u8>>> {

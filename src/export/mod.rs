@@ -2,8 +2,10 @@
 //! (`Store::claim_export`), build the file (a self-contained ZIP presentation, or a PDF
 //! printed by headless Chromium from that same presentation), store it (`files`) and mark
 //! the job completed or failed.
-//! `network` decides which addresses the renderer may reach; `proxy` enforces it.
+//! `network` decides which addresses the renderer may reach; `proxy` enforces it for
+//! Chromium, `fetch` for the server's own downloads (MCP `upload_image` from a URL).
 
+pub mod fetch;
 pub mod files;
 pub mod network;
 pub mod pdf;

@@ -21,9 +21,8 @@ pub enum RenderNetwork {
     Public,
     /// No remote resource at all.
     None,
-    /// Every address, the server's own networks included. Not offered on the command line
-    /// (yet): for tests and trusted single-user setups to come.
-    #[value(skip)]
+    /// Every address, the server's own networks included: for closed networks whose images
+    /// live on internal servers (and tests).
     Any,
 }
 

@@ -75,6 +75,11 @@ impl PdfRenderer {
         }
     }
 
+    /// What the renderer (and the server's own fetches) may reach.
+    pub fn network(&self) -> RenderNetwork {
+        self.network
+    }
+
     /// The same renderer loading what `network` allows (`--render-network`).
     pub fn with_network(mut self, network: RenderNetwork) -> Self {
         self.network = network;

@@ -10,7 +10,6 @@ use lectern_core::service::exports::ExportOptions;
 use lectern_core::store::ExportRecord;
 use tokio::sync::Notify;
 
-use crate::export::files::FileStore;
 use crate::export::pdf::{PdfError, PdfRenderer};
 use crate::export::zip::{build_zip, presentation_files};
 use crate::web::viewer::PrintOptions;
@@ -38,7 +37,6 @@ const IDLE_POLL: Duration = Duration::from_millis(500);
 /// What the workers share.
 pub struct Exporter {
     pub core: Lectern,
-    pub files: Arc<dyn FileStore>,
     /// The warm Chromium, shared with the MCP server's slide screenshots.
     pub pdf: Arc<PdfRenderer>,
     /// Woken when this server queues a job.
@@ -84,7 +82,7 @@ impl Exporter {
             match self.thumbnail_png(deck_id).await {
                 Ok(png) => {
                     let key = format!("thumb-{deck_id}.png");
-                    if let Err(e) = self.files.put(&key, png).await {
+                    if let Err(e) = self.core.files().put(&key, png).await {
                         tracing::warn!(deck.id = deck_id, error = %e, "storing a thumbnail failed");
                         continue;
                     }
@@ -111,7 +109,7 @@ impl Exporter {
             .deck_for_export(deck_id)
             .await
             .map_err(|e| BuildError::Transient(e.to_string()))?;
-        slide_png(&self.pdf, &deck, 0, 0)
+        slide_png(&self.core, &self.pdf, &deck, 0, 0)
             .await
             .map_err(|e| match e {
                 PdfError::Permanent(m) => BuildError::Permanent(m),
@@ -138,7 +136,8 @@ impl Exporter {
                 return Ok(removed);
             }
             for (id, key) in batch {
-                self.files
+                self.core
+                    .files()
                     .delete(&key)
                     .await
                     .map_err(lectern_core::Error::internal)?;
@@ -169,7 +168,7 @@ impl Exporter {
         match outcome {
             Ok(bytes) => {
                 let key = format!("{}.{}", job.id, job.format);
-                match self.files.put(&key, bytes).await {
+                match self.core.files().put(&key, bytes).await {
                     Ok(()) => self.core.worker().complete_export_job(job.id, &key).await?,
                     Err(e) => {
                         let reason = format!("storing the file failed: {e}");
@@ -192,6 +191,17 @@ impl Exporter {
         Ok(true)
     }
 
+    /// The offline presentation of `deck` with its media (a storage fault may pass).
+    async fn files_of(
+        &self,
+        deck: &lectern_core::service::viewer::ViewedDeck,
+        print: Option<PrintOptions>,
+    ) -> Result<Vec<(String, Vec<u8>)>, BuildError> {
+        presentation_files(&self.core, deck, print)
+            .await
+            .map_err(|e| BuildError::Transient(format!("reading the deck's media failed: {e}")))
+    }
+
     async fn build(&self, job: &ExportRecord) -> Result<Vec<u8>, BuildError> {
         let deck = self
             .core
@@ -200,7 +210,8 @@ impl Exporter {
             .await
             .map_err(|e| BuildError::Permanent(format!("the deck is gone: {e}")))?;
         match job.format.as_str() {
-            "zip" => build_zip(&deck).map_err(|e| BuildError::Transient(e.to_string())),
+            "zip" => build_zip(self.files_of(&deck, None).await?)
+                .map_err(|e| BuildError::Transient(e.to_string())),
             "pdf" => {
                 let o: ExportOptions = serde_json::from_str(&job.options).unwrap_or_default();
                 let print = PrintOptions {
@@ -211,7 +222,7 @@ impl Exporter {
                 };
                 self.pdf
                     .print(
-                        presentation_files(&deck, Some(print)),
+                        self.files_of(&deck, Some(print)).await?,
                         deck.deck.width,
                         deck.deck.height,
                         o.margin,
@@ -232,13 +243,16 @@ impl Exporter {
 /// Draws slide (`h`, `v`) of `deck` as its pages show it, as a 1280x720 PNG (thumbnails and
 /// the MCP server's `get_slide_screenshot`).
 pub async fn slide_png(
+    core: &Lectern,
     pdf: &PdfRenderer,
     deck: &lectern_core::service::viewer::ViewedDeck,
     h: usize,
     v: usize,
 ) -> Result<Vec<u8>, PdfError> {
-    pdf.render_slide_png(presentation_files(deck, None), h, v)
+    let files = presentation_files(core, deck, None)
         .await
+        .map_err(|e| PdfError::Transient(format!("reading the deck's media failed: {e}")))?;
+    pdf.render_slide_png(files, h, v).await
 }
 
 /// Why building an export failed.

@@ -74,9 +74,11 @@ impl From<Error> for ApiError {
                 }),
                 ..ApiError::new(status, Error::InsufficientScope(scope).to_string())
             },
-            Error::Forbidden(m) | Error::NotFound(m) | Error::Invalid(m) | Error::Conflict(m) => {
-                ApiError::new(status, m)
-            }
+            Error::Forbidden(m)
+            | Error::NotFound(m)
+            | Error::Invalid(m)
+            | Error::Conflict(m)
+            | Error::TooLarge(m) => ApiError::new(status, m),
             Error::PreconditionFailed { revision } => ApiError {
                 revision: Some(revision),
                 ..ApiError::new(status, err.to_string())

@@ -42,6 +42,15 @@ pub(super) fn take_str(args: &mut JsonObject, name: &str) -> Result<String, Erro
     }
 }
 
+/// An optional string argument.
+pub(super) fn take_opt_str(args: &mut JsonObject, name: &str) -> Result<Option<String>, Error> {
+    match args.remove(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(Error::invalid(format!("{name} must be a string"))),
+    }
+}
+
 pub(super) fn paging(args: &JsonObject, limits: (u32, u32)) -> Result<Paging, Error> {
     Paging::parse(
         raw(args, "page").as_deref(),

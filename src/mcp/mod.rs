@@ -16,9 +16,11 @@ use base64::Engine;
 use lectern_core::auth::{Caller, Channel, Resource};
 use lectern_core::deck::{DeckPatch, NewDeck};
 use lectern_core::ids::SlideId;
+use lectern_core::media::MAX_MEDIA_BYTES;
 use lectern_core::params::Paging;
 use lectern_core::secret::Secret;
 use lectern_core::service::exports::{NewExport, POLL_AFTER_SECONDS};
+use lectern_core::service::media::Upload;
 use lectern_core::service::shares::NewShare;
 use lectern_core::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
 use lectern_core::{Error, Lectern};
@@ -32,10 +34,13 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
+use crate::export::fetch::{FetchError, fetch};
+use crate::export::network::system_resolver;
 use crate::export::pdf::{PdfError, PdfRenderer};
 use crate::http::rate_limit::{RateKey, RateLimits};
 use args::{
-    body, flag, paging, slide_id_list, take_id, take_precondition, take_revision, take_str,
+    body, flag, paging, slide_id_list, take_id, take_opt_str, take_precondition, take_revision,
+    take_str,
 };
 use tools::Op;
 
@@ -338,7 +343,7 @@ impl LecternMcp {
                 let viewed = core.own_deck_for_rendering(caller, deck).await?;
                 let h = slide.position.horizontal as usize;
                 let v = slide.position.vertical.unwrap_or(0) as usize;
-                let png = crate::export::worker::slide_png(&self.renderer, &viewed, h, v)
+                let png = crate::export::worker::slide_png(core, &self.renderer, &viewed, h, v)
                     .await
                     .map_err(|e| match e {
                         PdfError::Permanent(m) | PdfError::Transient(m) => Failure::Tool {
@@ -377,6 +382,14 @@ impl LecternMcp {
                 let pre = take_precondition(&mut args)?;
                 Output::data(core.restore_revision(caller, deck, revision, pre).await?)
             }
+            Op::UploadImage => {
+                let upload = self.image_upload(&mut args).await?;
+                Output::data(core.upload_media(caller, upload).await?.media)
+            }
+            Op::ListMedia => {
+                let paging = paging(&args, Paging::DECKS)?;
+                Output::page(core.list_media(caller, paging).await?)
+            }
             Op::UndoLastChange => {
                 let deck = take_id(&mut args, "deck_id")?;
                 let force = flag(&args, "force")?;
@@ -387,6 +400,74 @@ impl LecternMcp {
         Ok(out)
     }
 }
+
+impl LecternMcp {
+    /// `upload_image`'s file: `data` decoded, or `source_url` fetched under the renderer's
+    /// network rule.
+    async fn image_upload(&self, args: &mut JsonObject) -> Result<Upload, Failure> {
+        let data = take_opt_str(args, "data")?;
+        let source = take_opt_str(args, "source_url")?;
+        let name = take_opt_str(args, "name")?;
+        match (data, source) {
+            (Some(data), None) => Ok(Upload {
+                bytes: decode_base64(&data)?,
+                name,
+            }),
+            (None, Some(url)) => {
+                let bytes = fetch(
+                    self.renderer.network(),
+                    &system_resolver(),
+                    &url,
+                    MAX_MEDIA_BYTES,
+                    SOURCE_FETCH_TIME_LIMIT,
+                )
+                .await
+                .map_err(|e| match e {
+                    FetchError::TooLarge(_) => Error::TooLarge(format!(
+                        "source_url: {e}; at most {MAX_MEDIA_BYTES} bytes (20 MiB) are accepted"
+                    )),
+                    FetchError::BadUrl(m) | FetchError::Refused(m) => Error::invalid(m),
+                    FetchError::Failed(m) => {
+                        Error::invalid(format!("source_url could not be downloaded: {m}"))
+                    }
+                })?;
+                let from_url = url
+                    .split(['?', '#'])
+                    .next()
+                    .and_then(|u| u.rsplit('/').next())
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string);
+                Ok(Upload {
+                    bytes,
+                    name: name.or(from_url),
+                })
+            }
+            _ => Err(Error::invalid("give either data (base64) or source_url, not both").into()),
+        }
+    }
+}
+
+/// `data` as base64 (standard or URL-safe alphabet, padding optional, whitespace and a
+/// `data:...;base64,` prefix ignored).
+fn decode_base64(data: &str) -> Result<Vec<u8>, Error> {
+    use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+    let payload = match data.trim_start().strip_prefix("data:") {
+        Some(rest) => rest.split_once(',').map_or(rest, |(_, p)| p),
+        None => data,
+    };
+    let clean: String = payload
+        .chars()
+        .filter(|c| !c.is_ascii_whitespace())
+        .collect();
+    let clean = clean.trim_end_matches('=');
+    STANDARD_NO_PAD
+        .decode(clean)
+        .or_else(|_| URL_SAFE_NO_PAD.decode(clean))
+        .map_err(|e| Error::invalid(format!("data is not valid base64: {e}")))
+}
+
+/// Longest time `upload_image` waits for a `source_url`.
+const SOURCE_FETCH_TIME_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
 
 /// Whether the tool's non-id arguments are the operation's JSON body (checked by the core's
 /// parsers, with the REST API's messages).

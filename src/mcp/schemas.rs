@@ -397,6 +397,17 @@ pub(super) fn restore_revision_input() -> Value {
     )
 }
 
+pub(super) fn upload_image_input() -> Value {
+    input(
+        json!({
+            "data": {"type": "string", "contentEncoding": "base64", "description": "The image file, base64-encoded (a data: URL prefix is accepted). Give this or source_url."},
+            "source_url": {"type": "string", "format": "uri", "description": "An http: or https: URL of the image for the server to download (public addresses only unless the server allows more; at most 20 MiB, 20 s). Give this or data."},
+            "name": {"type": "string", "maxLength": 255, "description": "The file's name (default: from source_url, else image.<ext>); reduced to a safe file name with the extension of the detected type"},
+        }),
+        &[],
+    )
+}
+
 pub(super) fn undo_input() -> Value {
     input(
         json!({

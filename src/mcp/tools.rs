@@ -48,6 +48,9 @@ pub enum Op {
     GetRevision,
     RestoreRevision,
     UndoLastChange,
+    // The media library.
+    UploadImage,
+    ListMedia,
 }
 
 /// How a tool behaves, as its annotations tell a client, and the scope that allows it.
@@ -437,6 +440,24 @@ fn build_specs() -> Vec<Spec> {
             input: undo_input,
             output: rest!("restore"),
         },
+        Spec {
+            op: Op::UploadImage,
+            name: "upload_image",
+            title: "Upload an image",
+            description: "Stores an image in the account's media library and returns it with its public url, to use in a slide right away (<img src=\"URL\">, style=\"background-image:url(URL)\" or data-background-image=\"URL\"). Give either data (the file, base64) with an optional name, or source_url (an http(s) URL the server downloads; only public internet addresses unless the server allows more). PNG, JPEG, GIF, WebP or SVG, at most 20 MiB and 50,000,000 pixels; the type is read from the bytes, metadata is removed, SVG keeps drawing content only. The same bytes uploaded again return the existing image. Needs the manage scope.",
+            hints: ADD,
+            input: upload_image_input,
+            output: rest!("upload_media"),
+        },
+        Spec {
+            op: Op::ListMedia,
+            name: "list_media",
+            title: "List my images",
+            description: "Lists the account's uploaded images, newest first, paged (default 20, at most 100): id, name, content_type, bytes, width, height, sha256, url, created_at.",
+            hints: READ,
+            input: paged_decks,
+            output: rest!("list_media"),
+        },
     ]
 }
 
@@ -472,6 +493,7 @@ mod tests {
                 "create_deck_export",
                 "restore_revision",
                 "undo_last_change",
+                "upload_image",
             ]
         );
     }

@@ -220,8 +220,6 @@ pub struct TestApp {
     /// The database URL, for admin commands run against this server's data.
     pub database_url: String,
     pub core: Lectern,
-    /// The server's export file store (tests run its cleanup).
-    pub files: Arc<dyn lectern::export::files::FileStore>,
     client: reqwest::Client,
     // Dropped in this order: stop the server, then remove its database.
     _shutdown: oneshot::Sender<()>,
@@ -319,15 +317,15 @@ impl TestApp {
             .await
             .expect("an ephemeral port is free");
         let base = format!("http://{}", listener.local_addr().unwrap());
-        let core = configure(Lectern::new(store, &base));
+        let files: Arc<dyn lectern::export::files::FileStore> = Arc::new(
+            lectern::export::files::LocalFiles::new(dir.path().join("exports"))
+                .expect("the export dir can be created"),
+        );
+        let core = configure(Lectern::new(store, &base).with_files(files.clone()));
         let (tx, rx) = oneshot::channel::<()>();
-        let files = lectern::export::files::LocalFiles::new(dir.path().join("exports"))
-            .expect("the export dir can be created");
         let chromium = lectern::export::pdf::find_chromium(None);
-        let files: Arc<dyn lectern::export::files::FileStore> = Arc::new(files);
         let state = AppState {
             core: core.clone(),
-            files: files.clone(),
             export_wakeup: Default::default(),
             renderer: Arc::new(lectern::export::pdf::PdfRenderer::new(chromium)),
             mcp: Default::default(),
@@ -345,7 +343,6 @@ impl TestApp {
             base,
             database_url: url,
             core,
-            files,
             client: reqwest::Client::new(),
             _dir: dir,
             _pg: pg,

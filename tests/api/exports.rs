@@ -205,7 +205,6 @@ async fn exports_leave_with_their_deck_and_end_with_their_file() {
     // The end of retention: the file is deleted, and the export no longer exists.
     let worker = Exporter {
         core: app.core.clone(),
-        files: app.files.clone(),
         pdf: std::sync::Arc::new(PdfRenderer::new(None)),
         wakeup: Default::default(),
     };
@@ -314,10 +313,12 @@ async fn a_queued_job_survives_a_restart_and_a_dying_browser_ends_it_failed() {
     // A database with jobs queued while no worker ran (a server that stopped after queueing).
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("lectern.db").display());
+    let files = Arc::new(LocalFiles::new(dir.path().join("exports")).unwrap());
     let core = lectern_core::Lectern::new(
         lectern::cli::storage::open_store(&url).await.unwrap(),
         "http://127.0.0.1:9",
-    );
+    )
+    .with_files(files);
     core.admin()
         .create_user(lectern_core::service::NewUser {
             username: "alice".into(),
@@ -353,15 +354,12 @@ async fn a_queued_job_survives_a_restart_and_a_dying_browser_ends_it_failed() {
         )
         .await
         .unwrap();
-    let files = Arc::new(LocalFiles::new(dir.path().join("exports")).unwrap());
-
     // `/metrics` reports them as the queue depth.
     assert_eq!(core.export_queue_depth().await.unwrap(), 2);
 
     // After the "restart", a worker whose browser dies at once takes the jobs from the database.
     let worker = Exporter {
         core: core.clone(),
-        files,
         pdf: std::sync::Arc::new(PdfRenderer::new(Some("/bin/false".into()))),
         wakeup: Default::default(),
     };

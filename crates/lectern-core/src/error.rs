@@ -29,6 +29,10 @@ pub enum Error {
     /// concurrent request. The interface has no 409, so it answers 422 like other refusals.
     #[error("{0}")]
     Conflict(String),
+    /// The upload is larger than a limit allows: the file size, or the account's media
+    /// quota (413).
+    #[error("{0}")]
+    TooLarge(String),
     /// A write's precondition (`If-Match`, `if_revision`) does not hold: the deck is at
     /// `revision` now (412).
     #[error("the deck has changed: it is at revision {revision} now; read it again and retry")]
@@ -63,6 +67,7 @@ impl Error {
             Error::Forbidden(_) | Error::InsufficientScope(_) => 403,
             Error::NotFound(_) => 404,
             Error::PreconditionFailed { .. } => 412,
+            Error::TooLarge(_) => 413,
             Error::Invalid(_) | Error::Conflict(_) => 422,
             Error::Internal(_) => 500,
         }

@@ -19,6 +19,7 @@ pub mod views;
 pub use service::Lectern;
 pub mod import;
 pub mod layout;
+pub mod media;
 pub mod oauth;
 pub mod rank;
 pub mod revision;

@@ -42,7 +42,12 @@ pub fn random_alphanumeric(len: usize) -> String {
 
 /// Lowercase hex SHA-256 of the input.
 pub fn sha256_hex(input: &str) -> String {
-    let digest = Sha256::digest(input.as_bytes());
+    sha256_hex_bytes(input.as_bytes())
+}
+
+/// Lowercase hex SHA-256 of bytes.
+pub fn sha256_hex_bytes(input: &[u8]) -> String {
+    let digest = Sha256::digest(input);
     let mut out = String::with_capacity(64);
     for byte in digest.iter() {
         out.push_str(&format!("{byte:02x}"));

@@ -7,7 +7,7 @@
 //! rate-limit exchange through [`RateExchange`]).
 //!
 //! One file per resource, each implementing that resource's trait: `accounts.rs`,
-//! `keys.rs`, `decks.rs`, `slides.rs`, `shares.rs`, `exports.rs`, `oauth.rs`, `teams.rs`,
+//! `keys.rs`, `decks.rs`, `slides.rs`, `shares.rs`, `exports.rs`, `media.rs`, `oauth.rs`, `teams.rs`,
 //! `dump.rs`, the deck history in `history.rs` (recorded by the writes) and `revisions.rs`
 //! (read, restored, pruned); row decoding in `rows.rs`.
 
@@ -18,6 +18,7 @@ mod dump;
 mod exports;
 mod history;
 mod keys;
+mod media;
 mod oauth;
 mod revisions;
 pub mod rows;

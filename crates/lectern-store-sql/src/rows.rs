@@ -6,7 +6,7 @@
 use lectern_core::deck::{ThemeColor, ThemeFont, Transition, Visibility};
 use lectern_core::layout::SlideSlot;
 use lectern_core::store::{
-    DeckRecord, ExportRecord, ShareRecord, TeamDeckListRecord, TeamRecord, UserRecord,
+    DeckRecord, ExportRecord, MediaRecord, ShareRecord, TeamDeckListRecord, TeamRecord, UserRecord,
 };
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
@@ -230,6 +230,30 @@ pub fn export_row(row: &impl Columns) -> Result<ExportRecord> {
         file_key: row.opt_text(7)?,
         created_at: time(row.int(8)?),
         completed_at: row.opt_int(9)?.map(time),
+    })
+}
+
+/// The columns of a media row, unqualified (for `RETURNING`).
+pub const MEDIA_COLUMNS: &str =
+    "id, owner_id, name, content_type, bytes, width, height, sha256, file_key, created_at";
+
+/// The media row selection (alias `m`).
+pub const MEDIA_SELECT: &str = "SELECT m.id, m.owner_id, m.name, m.content_type, m.bytes,
+    m.width, m.height, m.sha256, m.file_key, m.created_at FROM media m";
+
+/// Decodes a row selected with [`MEDIA_SELECT`] or [`MEDIA_COLUMNS`].
+pub fn media_row(row: &impl Columns) -> Result<MediaRecord> {
+    Ok(MediaRecord {
+        id: row.text(0)?,
+        owner_id: row.int(1)?,
+        name: row.text(2)?,
+        content_type: row.text(3)?,
+        bytes: row.int(4)?,
+        width: row.opt_int(5)?,
+        height: row.opt_int(6)?,
+        sha256: row.text(7)?,
+        file_key: row.text(8)?,
+        created_at: time(row.int(9)?),
     })
 }
 

@@ -281,7 +281,7 @@ fn still_exists(e: &ExportRecord) -> bool {
 /// queued a job, on ids from the queue, without a caller to check. Only the workers of
 /// `lectern serve` and `lectern mcp` hold one ([`Lectern::worker`]); request adapters call
 /// the checked operations instead.
-pub struct Worker<'a>(&'a Lectern);
+pub struct Worker<'a>(pub(super) &'a Lectern);
 
 impl Lectern {
     /// The handle of the unchecked worker operations.

@@ -30,6 +30,7 @@ use crate::{Error, Result};
 mod accounts;
 mod decks;
 pub mod exports;
+pub mod media;
 mod revisions;
 pub mod shares;
 mod slides;
@@ -67,6 +68,10 @@ pub struct Lectern {
     public_url: Arc<str>,
     /// Who hears about first views through share links.
     notifier: Arc<dyn crate::store::Notifier>,
+    /// Where uploaded media (and, in the binary, exports and thumbnails) are kept.
+    files: Arc<dyn crate::store::FileStore>,
+    /// Most bytes of media one account may keep (`--media-quota-mb`).
+    media_quota_bytes: i64,
 }
 
 impl Lectern {
@@ -76,7 +81,26 @@ impl Lectern {
             store,
             public_url: public_url.trim_end_matches('/').into(),
             notifier: Arc::new(crate::store::LogNotifier),
+            files: Arc::new(crate::store::NoFiles),
+            media_quota_bytes: (media::DEFAULT_QUOTA_MB * 1024 * 1024) as i64,
         }
+    }
+
+    /// The same core keeping media files in `files`.
+    pub fn with_files(mut self, files: Arc<dyn crate::store::FileStore>) -> Self {
+        self.files = files;
+        self
+    }
+
+    /// The same core with a per-account media quota of `mb` MiB.
+    pub fn with_media_quota_mb(mut self, mb: u64) -> Self {
+        self.media_quota_bytes = i64::try_from(mb.saturating_mul(1024 * 1024)).unwrap_or(i64::MAX);
+        self
+    }
+
+    /// The file store.
+    pub fn files(&self) -> &Arc<dyn crate::store::FileStore> {
+        &self.files
     }
 
     /// The same core telling `notifier` about first views through share links.

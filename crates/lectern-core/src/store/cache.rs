@@ -382,6 +382,37 @@ impl ShareStore for CachedStore {
 }
 
 #[async_trait]
+impl MediaStore for CachedStore {
+    async fn insert_media(&self, media: MediaRecord, quota_bytes: i64) -> Result<MediaInsert> {
+        self.inner.insert_media(media, quota_bytes).await
+    }
+
+    async fn find_media_by_sha(&self, owner_id: i64, sha256: &str) -> Result<Option<MediaRecord>> {
+        self.inner.find_media_by_sha(owner_id, sha256).await
+    }
+
+    async fn get_media(&self, owner_id: i64, media_id: &str) -> Result<Option<MediaRecord>> {
+        self.inner.get_media(owner_id, media_id).await
+    }
+
+    async fn find_media(&self, media_id: &str) -> Result<Option<MediaRecord>> {
+        self.inner.find_media(media_id).await
+    }
+
+    async fn media_among(&self, owner_id: i64, media_ids: &[String]) -> Result<Vec<MediaRecord>> {
+        self.inner.media_among(owner_id, media_ids).await
+    }
+
+    async fn list_media(&self, owner_id: i64, paging: Paging) -> Result<(Vec<MediaRecord>, i64)> {
+        self.inner.list_media(owner_id, paging).await
+    }
+
+    async fn delete_media(&self, owner_id: i64, media_id: &str) -> Result<Option<MediaRecord>> {
+        self.inner.delete_media(owner_id, media_id).await
+    }
+}
+
+#[async_trait]
 impl ExportStore for CachedStore {
     async fn create_export(
         &self,

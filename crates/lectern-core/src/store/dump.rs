@@ -237,6 +237,22 @@ pub const TABLES: &[TableSpec] = &[
         serial_id: true,
     },
     TableSpec {
+        name: "media",
+        columns: &[
+            ("id", Text),
+            ("owner_id", Int),
+            ("name", Text),
+            ("content_type", Text),
+            ("bytes", Int),
+            ("width", Int),
+            ("height", Int),
+            ("sha256", Text),
+            ("file_key", Text),
+            ("created_at", Int),
+        ],
+        serial_id: false,
+    },
+    TableSpec {
         name: "deck_revisions",
         columns: &[
             ("deck_id", Int),

@@ -15,8 +15,10 @@ use crate::params::Paging;
 use crate::revision::{Operation, WriteContext};
 use crate::time::Timestamp;
 
+mod files;
 mod records;
 
+pub use files::{FileStore, NoFiles};
 pub use records::*;
 
 /// Who is told about a first view through a link that asks for it (`notify_on_view`).
@@ -50,6 +52,7 @@ pub trait Store:
     + RevisionStore
     + ShareStore
     + ExportStore
+    + MediaStore
     + OAuthStore
     + TeamStore
     + DumpStore
@@ -65,6 +68,7 @@ impl<T> Store for T where
         + RevisionStore
         + ShareStore
         + ExportStore
+        + MediaStore
         + OAuthStore
         + TeamStore
         + DumpStore
@@ -319,6 +323,29 @@ pub trait ExportStore: Send + Sync {
     async fn deck_by_thumbnail(&self, token: &str) -> Result<Option<i64>>;
     /// The server-wide secret `name`, created (from `fresh`) on first use.
     async fn server_secret(&self, name: &str, fresh: &str, at: Timestamp) -> Result<String>;
+}
+
+/// Uploaded images (an extension of the interface), each row the owner's. See
+/// `crate::media` for what is accepted.
+#[async_trait]
+pub trait MediaStore: Send + Sync {
+    /// Adds `media` unless the owner already has a file with the same `sha256` (then that
+    /// one, unchanged) or the owner's files would take more than `quota_bytes` with it; in
+    /// one transaction that holds the owner's row, so concurrent uploads cannot pass the
+    /// quota together.
+    async fn insert_media(&self, media: MediaRecord, quota_bytes: i64) -> Result<MediaInsert>;
+    /// The owner's file whose uploaded bytes had this SHA-256.
+    async fn find_media_by_sha(&self, owner_id: i64, sha256: &str) -> Result<Option<MediaRecord>>;
+    /// The owner's file.
+    async fn get_media(&self, owner_id: i64, media_id: &str) -> Result<Option<MediaRecord>>;
+    /// A file by id, whoever owns it (serving its public URL).
+    async fn find_media(&self, media_id: &str) -> Result<Option<MediaRecord>>;
+    /// The owner's files among `media_ids` (exports collecting what slides reference).
+    async fn media_among(&self, owner_id: i64, media_ids: &[String]) -> Result<Vec<MediaRecord>>;
+    /// The owner's files, newest first, and how many there are.
+    async fn list_media(&self, owner_id: i64, paging: Paging) -> Result<(Vec<MediaRecord>, i64)>;
+    /// Deletes the owner's file; the deleted row (its file is the caller's to remove).
+    async fn delete_media(&self, owner_id: i64, media_id: &str) -> Result<Option<MediaRecord>>;
 }
 
 /// OAuth clients, authorization codes, grants and tokens.

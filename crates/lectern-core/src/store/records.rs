@@ -103,6 +103,37 @@ pub struct ExportRecord {
     pub completed_at: Option<Timestamp>,
 }
 
+/// An uploaded image as stored.
+#[derive(Debug, Clone)]
+pub struct MediaRecord {
+    /// Random letters and digits; also the file's public name.
+    pub id: String,
+    pub owner_id: i64,
+    pub name: String,
+    pub content_type: String,
+    /// Size of the stored file.
+    pub bytes: i64,
+    pub width: Option<i64>,
+    pub height: Option<i64>,
+    /// SHA-256 of the uploaded bytes, lowercase hex.
+    pub sha256: String,
+    /// The key of the file in the file store.
+    pub file_key: String,
+    pub created_at: Timestamp,
+}
+
+/// What [`super::MediaStore::insert_media`] did.
+#[derive(Debug)]
+pub enum MediaInsert {
+    Created(MediaRecord),
+    /// The owner had these bytes already: their first upload.
+    Existing(MediaRecord),
+    /// The quota would be passed: the owner's files take `used` bytes now.
+    OverQuota {
+        used: i64,
+    },
+}
+
 /// What opening a share link needs.
 #[derive(Debug, Clone)]
 pub struct ShareAccess {
