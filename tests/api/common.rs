@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use lectern::app::{self, AppState};
+use lectern::export::network::RenderNetwork;
 use lectern_core::Lectern;
 use lectern_core::secret::Secret;
 use lectern_core::service::NewUser;
@@ -190,6 +191,9 @@ pub const REVISION_OPERATIONS: [&str; 4] = [
     "list_slide_revisions",
 ];
 
+/// The media operations (an extension: issue 17).
+pub const MEDIA_OPERATIONS: [&str; 4] = ["upload_media", "list_media", "get_media", "delete_media"];
+
 pub const OPERATIONS: [&str; 21] = [
     "users_get",
     "list_decks",
@@ -300,6 +304,19 @@ impl TestApp {
         rate_limit: u32,
         configure: impl FnOnce(Lectern) -> Lectern,
     ) -> TestApp {
+        Self::spawn_full(rate_limit, RenderNetwork::default(), configure).await
+    }
+
+    /// Like [`TestApp::spawn`], with the renderer's (and server fetches') network rule.
+    pub async fn spawn_with_network(network: RenderNetwork) -> TestApp {
+        Self::spawn_full(lectern::cli::storage::DEFAULT_RATE_LIMIT, network, |c| c).await
+    }
+
+    async fn spawn_full(
+        rate_limit: u32,
+        network: RenderNetwork,
+        configure: impl FnOnce(Lectern) -> Lectern,
+    ) -> TestApp {
         let dir = tempfile::tempdir().expect("a temp dir can be created");
         let pg = if testing_postgres() {
             Some(PgDatabase::create().await)
@@ -327,7 +344,9 @@ impl TestApp {
         let state = AppState {
             core: core.clone(),
             export_wakeup: Default::default(),
-            renderer: Arc::new(lectern::export::pdf::PdfRenderer::new(chromium)),
+            renderer: Arc::new(
+                lectern::export::pdf::PdfRenderer::new(chromium).with_network(network),
+            ),
             mcp: Default::default(),
             rate_limits: lectern::http::rate_limit::RateLimits::new(rate_limit, false),
         };

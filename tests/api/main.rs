@@ -12,6 +12,7 @@ mod faults;
 mod import;
 mod mcp;
 mod mcp_raw;
+mod media;
 mod migrate;
 mod migrations;
 mod multi_server;

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::common::{OPERATIONS, Resp, TestApp, account};
 
-const EXTRA_TOOLS: [&str; 8] = [
+const EXTRA_TOOLS: [&str; 10] = [
     "get_slides",
     "search_decks",
     "get_slide_screenshot",
@@ -21,6 +21,8 @@ const EXTRA_TOOLS: [&str; 8] = [
     "get_revision",
     "restore_revision",
     "undo_last_change",
+    "upload_image",
+    "list_media",
 ];
 
 pub(crate) type Client = RunningService<RoleClient, ()>;
@@ -492,7 +494,7 @@ async fn a_read_scope_token_is_refused_on_manage_tools_and_rest_tokens_are_refus
 }
 
 /// The tools of the operations marked M in interface 4.1.
-const MANAGE_TOOLS: [&str; 13] = [
+const MANAGE_TOOLS: [&str; 14] = [
     "create_deck",
     "update_deck",
     "trash_deck",
@@ -506,6 +508,7 @@ const MANAGE_TOOLS: [&str; 13] = [
     "create_deck_export",
     "restore_revision",
     "undo_last_change",
+    "upload_image",
 ];
 
 #[tokio::test]

@@ -109,7 +109,7 @@ async fn every_operation_documents_its_errors_scope_and_body() {
     assert!(flow["scopes"]["read"].is_string() && flow["scopes"]["manage"].is_string());
 
     let ops = operations(doc);
-    assert_eq!(ops.len(), 25);
+    assert_eq!(ops.len(), 29);
     for (id, op) in &ops {
         for status in ["401", "429", "200"] {
             let documented = op["responses"][status].is_object()
@@ -130,8 +130,15 @@ async fn every_operation_documents_its_errors_scope_and_body() {
             .find_map(|s| s["oauth2"][0].as_str())
             .unwrap_or_else(|| panic!("{id} names no OAuth scope"));
         let write = BODIES.iter().any(|(b, _)| b == id)
-            || ["trash_deck", "recover_deck", "revoke_deck_share", "restore"]
-                .contains(&id.as_str());
+            || [
+                "trash_deck",
+                "recover_deck",
+                "revoke_deck_share",
+                "restore",
+                "upload_media",
+                "delete_media",
+            ]
+            .contains(&id.as_str());
         assert_eq!(scope, if write { "manage" } else { "read" }, "{id}");
         match BODIES.iter().find(|(b, _)| b == id) {
             Some((_, fields)) => {
@@ -147,6 +154,16 @@ async fn every_operation_documents_its_errors_scope_and_body() {
                 expected.sort();
                 assert_eq!(names, expected, "{id}: body fields");
                 assert_eq!(schema["additionalProperties"], false, "{id}");
+            }
+            None if id == "upload_media" => {
+                // The file, as a multipart form or as the raw body.
+                let content = &op["requestBody"]["content"];
+                let form = content["multipart/form-data"]["schema"]["$ref"]
+                    .as_str()
+                    .expect("a named form schema");
+                let form = &doc["components"]["schemas"][form.rsplit('/').next().unwrap()];
+                assert_eq!(form["properties"]["file"]["format"], "binary");
+                assert!(content["application/octet-stream"].is_object());
             }
             None => assert!(op["requestBody"].is_null(), "{id} documents a body"),
         }
