@@ -450,7 +450,15 @@ async fn credentials_scopes_and_the_rate_limit_apply() {
 #[tokio::test]
 async fn a_server_with_a_small_quota_refuses_the_upload_that_would_pass_it() {
     let dir = tempfile::tempdir().unwrap();
-    let db = format!("sqlite://{}", dir.path().join("lectern.db").display());
+    let pg = if crate::common::testing_postgres() {
+        Some(crate::common::PgDatabase::create().await)
+    } else {
+        None
+    };
+    let db = match &pg {
+        Some(pg) => pg.url.clone(),
+        None => format!("sqlite://{}", dir.path().join("lectern.db").display()),
+    };
     let (_server, base) = crate::common::serve(&db, dir.path(), &["--media-quota-mb", "1"]).await;
     let key = crate::common::account(&db, "quota").await;
     let client = reqwest::Client::new();
@@ -473,6 +481,40 @@ async fn a_server_with_a_small_quota_refuses_the_upload_that_would_pass_it() {
     // A small one still fits.
     let small = encoded(picture(20, 20, 3), ImageFormat::Png);
     assert_eq!(send(small).await.unwrap().status(), 201);
+
+    // Racing uploads cannot pass the quota together: of four 200 KB files with ~440 KB
+    // left, at most two are stored.
+    let racers = (10..14).map(|seed| send(noise_png(200_000, seed)));
+    let statuses: Vec<u16> = futures::future::join_all(racers)
+        .await
+        .into_iter()
+        .map(|r| r.unwrap().status().as_u16())
+        .collect();
+    let created = statuses.iter().filter(|s| **s == 201).count();
+    assert!(
+        statuses.iter().all(|s| *s == 201 || *s == 413),
+        "{statuses:?}"
+    );
+    assert!((1..=2).contains(&created), "{statuses:?}");
+    let list: Value = client
+        .get(format!("{base}/v1/media?per_page=100"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let stored: i64 = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["bytes"].as_i64().unwrap())
+        .sum();
+    assert!(
+        stored <= 1024 * 1024,
+        "{stored} bytes stored under a 1 MiB quota"
+    );
 }
 
 #[tokio::test]

@@ -16,7 +16,8 @@
 //! of N = 10, 1000 or 10000 slides; `add_slide` (appends to one deck); `update_slide` (new
 //! notes each time: every request is a revision); `history_10000`: a 1,000-slide deck after
 //! 10,000 single-slide edits, its database growth, listing and restoring revisions (see
-//! `history.rs`); `export_pdf_50`: the
+//! `history.rs`); `upload_media`: a 5 MB JPEG upload timed beside the same bytes posted to
+//! the baseline, and 100 concurrent small uploads (see `media.rs`); `export_pdf_50`: the
 //! time from `create_deck_export` to `completed` for a 50-slide PDF, cold (first, the browser
 //! starts) and warm, beside decktape 3 printing the same deck page with the same Chromium
 //! (`--decktape PATH`, installed by scripts/bench-exports.sh). Both servers
@@ -36,6 +37,7 @@ use tokio::process::{Child, Command};
 mod client;
 mod exports;
 mod history;
+mod media;
 mod pgdb;
 
 use client::{Target, get, load, once, patch, post, print_row};
@@ -55,6 +57,7 @@ const SCENARIOS: &[&str] = &[
     "add_slide",
     "update_slide",
     "history_10000",
+    "upload_media",
     "export_pdf_50",
 ];
 
@@ -100,13 +103,17 @@ async fn serve_lectern(data_dir: PathBuf, database_url: Option<String>) -> anyho
     lectern::cli::serve::run(&opts).await
 }
 
-/// Child: answers every request with `status` and the bytes of `body_file`, from memory.
+/// Child: reads each request's body and answers it with `status` and the bytes of
+/// `body_file`, from memory.
 async fn serve_baseline(status: u16, body_file: PathBuf) -> anyhow::Result<()> {
     let body = bytes::Bytes::from(std::fs::read(&body_file)?);
     let status = axum::http::StatusCode::from_u16(status)?;
-    let app = axum::Router::new().fallback(move || {
+    let app = axum::Router::new().fallback(move |request: axum::body::Body| {
         let body = body.clone();
-        async move { (status, [("content-type", "application/json")], body) }
+        async move {
+            let _ = axum::body::to_bytes(request, usize::MAX).await;
+            (status, [("content-type", "application/json")], body)
+        }
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     println!("lectern: listening on http://{}", listener.local_addr()?);
@@ -359,6 +366,14 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
                 bail!("history_10000 measures the SQLite file; run it with --backend sqlite");
             }
             history::history_bench(server.addr(), &server.key, &server.data_dir).await?;
+            continue;
+        }
+        if scenario == "upload_media" {
+            let body_file = dir.path().join("upload_media.json");
+            std::fs::write(&body_file, b"{}")?;
+            let (_baseline, base_addr, _) =
+                spawn_child(None, &["__serve-baseline", "201", path_str(&body_file)?]).await?;
+            media::media_bench(server.addr(), &server.key, base_addr).await?;
             continue;
         }
         let target = server.target(scenario).await?;
