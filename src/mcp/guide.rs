@@ -20,7 +20,9 @@ Working with decks: call get_authoring_guide before writing slide HTML. Create a
 slides in one create_deck call; then list_slides for ids and positions, get_slide/get_slides for \
 html and notes, add_slide, update_slide (complete <section> replacement), move_slides and \
 remove_slides to edit. get_slide_screenshot shows how a slide looks. search_decks finds decks by \
-words. trash_deck is reversible with recover_deck.
+words. trash_deck is reversible with recover_deck. Images: upload_image (base64 data, or a \
+source_url the server downloads) returns a url to put in <img src> or data-background-image; \
+list_media lists them.
 
 Exports: create_deck_export (pdf or zip) returns status pending and meta.poll_after_seconds; wait \
 that many seconds, then call get_deck_export until status is completed (use download_url, valid \
@@ -66,7 +68,8 @@ re-serialised, with `data-id="<slide id>"` set first on the section.
 Slides are sanitised when presented: **no `<script>`, no `<style>` elements, no event handlers
 (`onclick`...), no `javascript:` URLs** — they are removed. Use inline `style` attributes,
 `class`es, and the deck's theme (`theme_color`, `theme_font`). Allowed content includes
-headings, paragraphs, lists, links, images (`<img src>` with http(s) or data URLs), tables,
+headings, paragraphs, lists, links, images (`<img src>` with http(s) or data URLs; upload a
+picture or chart first with `upload_image` and use the `url` it returns), tables,
 `<pre><code>`, `<blockquote>`, `<figure>`, `<video>`/`<audio>`, inline SVG shapes, and any
 `data-*` attribute on inner elements.
 

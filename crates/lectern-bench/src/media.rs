@@ -27,11 +27,11 @@ fn encode(img: &DynamicImage, format: ImageFormat) -> anyhow::Result<Vec<u8>> {
     Ok(out.into_inner())
 }
 
-/// A photo-like 2600 × 1950 picture (gradients under fine noise) as a JPEG of about 5 MB;
+/// A photo-like 2700 × 2040 picture (gradients under fine noise) as a JPEG of about 5 MB;
 /// `seed` changes every pixel.
 fn big_jpeg(seed: u64) -> anyhow::Result<Vec<u8>> {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let img = RgbImage::from_fn(2600, 1950, |x, y| {
+    let img = RgbImage::from_fn(2700, 2040, |x, y| {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
@@ -83,7 +83,7 @@ pub async fn media_bench(addr: SocketAddr, key: &str, baseline: SocketAddr) -> a
     let (l, b) = (median(lectern_ms.clone()), median(baseline_ms));
     let worst = lectern_ms.iter().cloned().fold(0.0, f64::max);
     println!(
-        "upload_media {BIG_UPLOADS} uploads of a {:.1} MB JPEG (2600x1950): median {l:.0} ms, slowest {worst:.0} ms (goal < 1000 ms); baseline (same bytes to bare axum) median {b:.1} ms",
+        "upload_media {BIG_UPLOADS} uploads of a {:.1} MB JPEG (2700x2040): median {l:.0} ms, slowest {worst:.0} ms (goal < 1000 ms); baseline (same bytes to bare axum) median {b:.1} ms",
         size as f64 / 1e6
     );
 
