@@ -49,10 +49,12 @@ async fn a_round_trip_through_postgres_keeps_every_row() {
     let dir = tempfile::tempdir().unwrap();
     let first = format!("sqlite://{}", dir.path().join("first.db").display());
     let back = format!("sqlite://{}", dir.path().join("back.db").display());
+    let files = lectern::export::files::LocalFiles::new(dir.path().join("files")).unwrap();
     let core = Lectern::new(
         lectern::cli::storage::open_raw_store(&first).await.unwrap(),
         "http://x",
-    );
+    )
+    .with_files(std::sync::Arc::new(files));
     core.admin()
         .create_user(NewUser {
             username: "alice".into(),
@@ -80,6 +82,20 @@ async fn a_round_trip_through_postgres_keeps_every_row() {
         .await
         .unwrap();
     let caller = core.authenticate_bearer(key.expose()).await.unwrap();
+    let png = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/red.png"
+    ))
+    .unwrap();
+    core.upload_media(
+        &caller,
+        lectern_core::service::media::Upload {
+            bytes: png,
+            name: Some("red.png".into()),
+        },
+    )
+    .await
+    .unwrap();
     let body = json!({"title": "Margins", "margin": 0.125, "visibility": "all", "slides": [{"notes": "n"}, {}]});
     let plain = core
         .create_deck(&caller, NewDeck::from_json(Some(body)).unwrap())

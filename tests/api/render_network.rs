@@ -260,9 +260,9 @@ async fn files_outside_the_presentation_are_not_loaded_but_data_urls_are() {
 }
 
 #[tokio::test]
-async fn render_network_takes_public_or_none_and_none_still_prints_the_presentation() {
-    // Only the two documented values are accepted.
-    for bad in ["any", "private", ""] {
+async fn render_network_takes_public_none_or_any_and_none_still_prints_the_presentation() {
+    // Only the three documented values are accepted.
+    for bad in ["all", "private", ""] {
         let out = tokio::process::Command::new(crate::common::BIN)
             .args(["serve", "--render-network", bad])
             .output()
@@ -271,12 +271,12 @@ async fn render_network_takes_public_or_none_and_none_still_prints_the_presentat
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success(), "{bad:?} was accepted");
         assert!(
-            stderr.contains("[possible values: public, none]"),
+            stderr.contains("[possible values: public, none, any]"),
             "{stderr}"
         );
     }
     if chromium_missing(
-        "render_network_takes_public_or_none_and_none_still_prints_the_presentation",
+        "render_network_takes_public_none_or_any_and_none_still_prints_the_presentation",
     ) {
         return;
     }

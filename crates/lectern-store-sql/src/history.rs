@@ -95,6 +95,31 @@ pub(crate) async fn text_id(tx: &mut Tx, deck_id: i64, text: &str, likely: Likel
     }
 }
 
+/// The ids of the deck's stored texts among `hashes` (SHA-256 hex), by hash: one statement
+/// per 500 hashes instead of one per text.
+pub(crate) async fn known_texts(
+    tx: &mut Tx,
+    deck_id: i64,
+    hashes: &[String],
+) -> Result<std::collections::HashMap<String, i64>> {
+    let mut found = std::collections::HashMap::with_capacity(hashes.len());
+    for chunk in hashes.chunks(500) {
+        let marks: Vec<String> = (0..chunk.len()).map(|i| format!("${}", i + 2)).collect();
+        let sql = sqlx::AssertSqlSafe(format!(
+            "SELECT id, hash FROM history_blobs WHERE deck_id = $1 AND hash IN ({})",
+            marks.join(", ")
+        ));
+        let mut query = sqlx::query(sql).bind(deck_id);
+        for hash in chunk {
+            query = query.bind(hash.clone());
+        }
+        for (id, hash) in all(&mut **tx, query, |r| Ok((r.int(0)?, r.text(1)?))).await? {
+            found.insert(hash, id);
+        }
+    }
+    Ok(found)
+}
+
 /// A slide's texts in a revision, as ids among the deck's stored texts; `None`: as in the
 /// slide's previous recorded state (a move, or a change of the other text).
 #[derive(Debug, Clone, Copy, Default)]

@@ -7,17 +7,118 @@ use async_trait::async_trait;
 use lectern_core::layout::SlideSlot;
 use lectern_core::params::Paging;
 use lectern_core::revision::{DeckSettings, Operation, WriteContext};
+use lectern_core::secret::sha256_hex;
 use lectern_core::store::{
-    DeckRecord, RestoreFn, RevisionRecord, RevisionSnapshot, RevisionStore, SlideHtmlRecord,
+    DeckRecord, RestoreFn, RevisionRecord, RevisionSnapshot, RevisionStore, SlideContent,
+    SlideHtmlRecord,
 };
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 
 use crate::decks::deck_in_tx;
-use crate::history::{Entry, Likely, Texts, decode, record_revision, record_slide, slides_in_tx};
+use crate::history::{
+    Entry, Likely, Texts, decode, known_texts, record_revision, record_slide, slides_in_tx, text_id,
+};
 use crate::rows::Columns;
 use crate::slides::{delete_slide, insert_slide, reposition};
-use crate::{SqlStore, all, fault, optional, run, time};
+use crate::{SqlStore, Tx, all, fault, optional, run, time};
+
+/// Slides written or recorded per statement in a restore (7 bound values each).
+const BATCH: usize = 100;
+
+/// Sets the content of the slides in `batch` (ids of the deck's slides) in one statement.
+async fn update_contents(tx: &mut Tx, deck_id: i64, batch: &[(&str, &SlideContent)]) -> Result<()> {
+    let rows: Vec<String> = (0..batch.len())
+        .map(|i| {
+            let b = 2 + i * 6;
+            format!(
+                "(${b}, ${}, ${}, ${}, ${}, ${})",
+                b + 1,
+                b + 2,
+                b + 3,
+                b + 4,
+                b + 5
+            )
+        })
+        .collect();
+    let sql = sqlx::AssertSqlSafe(format!(
+        "UPDATE slides SET html = v.column2, notes = v.column3, title = v.column4,
+            text_preview = v.column5, html_bytes = v.column6
+         FROM (VALUES {}) AS v WHERE slides.deck_id = $1 AND slides.id = v.column1",
+        rows.join(", ")
+    ));
+    let mut query = sqlx::query(sql).bind(deck_id);
+    for (id, c) in batch {
+        query = query
+            .bind(id.to_string())
+            .bind(c.html.clone())
+            .bind(c.notes.clone())
+            .bind(c.title.clone())
+            .bind(c.text_preview.clone())
+            .bind(c.html.len() as i64);
+    }
+    if run(&mut **tx, query).await? != batch.len() as u64 {
+        return Err(Error::internal("a restored slide is missing"));
+    }
+    Ok(())
+}
+
+/// Records the state after `revision` of slides whose whole content is known (the texts
+/// looked up in batches, stored when new; place and group as `slides` holds them now).
+async fn record_contents(
+    tx: &mut Tx,
+    deck_id: i64,
+    revision: i64,
+    slides: &[(&str, &SlideContent)],
+) -> Result<()> {
+    let hashes: Vec<String> = slides
+        .iter()
+        .flat_map(|(_, c)| std::iter::once(&c.html).chain(c.notes.as_ref()))
+        .map(|t| sha256_hex(t))
+        .collect();
+    let mut ids = known_texts(tx, deck_id, &hashes).await?;
+    let mut id_of = async |tx: &mut Tx, text: &str| -> Result<i64> {
+        let hash = sha256_hex(text);
+        if let Some(id) = ids.get(&hash) {
+            return Ok(*id);
+        }
+        let id = text_id(tx, deck_id, text, Likely::New).await?;
+        ids.insert(hash, id);
+        Ok(id)
+    };
+    let mut rows = Vec::with_capacity(slides.len());
+    for (id, c) in slides {
+        let html = id_of(tx, &c.html).await?;
+        let notes = match &c.notes {
+            Some(n) => Some(id_of(tx, n).await?),
+            None => None,
+        };
+        rows.push((*id, html, notes));
+    }
+    for chunk in rows.chunks(BATCH) {
+        let values: Vec<String> = (0..chunk.len())
+            .map(|i| {
+                let b = 3 + i * 3;
+                format!("(${b}, ${}, ${})", b + 1, b + 2)
+            })
+            .collect();
+        let sql = sqlx::AssertSqlSafe(format!(
+            "INSERT INTO slide_history (deck_id, slide_id, revision, rank, group_id, html_blob,
+                notes_blob)
+             SELECT s.deck_id, s.id, $2, s.rank, s.group_id, v.column2, v.column3
+             FROM (VALUES {}) AS v JOIN slides s ON s.deck_id = $1 AND s.id = v.column1",
+            values.join(", ")
+        ));
+        let mut query = sqlx::query(sql).bind(deck_id).bind(revision);
+        for (id, html, notes) in chunk {
+            query = query.bind(id.to_string()).bind(*html).bind(*notes);
+        }
+        if run(&mut **tx, query).await? != chunk.len() as u64 {
+            return Err(Error::internal("a restored slide is missing"));
+        }
+    }
+    Ok(())
+}
 
 /// Decodes a `deck_revisions` row selected with [`REVISION_SELECT`].
 fn revision_row(r: &sqlx::any::AnyRow) -> Result<RevisionRecord> {
@@ -202,34 +303,29 @@ impl RevisionStore for SqlStore {
             .filter(|slot| now_at.get(slot.id.as_str()) != Some(slot))
             .collect();
         reposition(&mut tx, deck_id, moved.into_iter(), at).await?;
+        // Slides that only moved carry their texts over, one by one; slides whose content
+        // comes back are written and recorded in batches (a full restore touches them all).
         for (slot, content) in &plan.update {
-            let texts = match content {
-                Some(c) => {
-                    let query = sqlx::query(
-                        "UPDATE slides SET html = $1, notes = $2, title = $3, text_preview = $4,
-                            html_bytes = $5 WHERE deck_id = $6 AND id = $7",
-                    )
-                    .bind(&c.html)
-                    .bind(c.notes.clone())
-                    .bind(&c.title)
-                    .bind(&c.text_preview)
-                    .bind(c.html.len() as i64)
-                    .bind(deck_id)
-                    .bind(&slot.id);
-                    run(&mut *tx, query).await?;
-                    Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref(), Likely::Known).await?
-                }
-                None => Texts::default(),
-            };
-            record_slide(&mut tx, deck_id, revision, &slot.id, texts).await?;
+            if content.is_none() {
+                record_slide(&mut tx, deck_id, revision, &slot.id, Texts::default()).await?;
+            }
+        }
+        let rewritten: Vec<(&str, &SlideContent)> = plan
+            .update
+            .iter()
+            .filter_map(|(slot, c)| c.as_ref().map(|c| (slot.id.as_str(), c)))
+            .collect();
+        for chunk in rewritten.chunks(BATCH) {
+            update_contents(&mut tx, deck_id, chunk).await?;
         }
         for slide in &plan.insert {
             insert_slide(&mut tx, deck_id, slide, at).await?;
-            let c = &slide.content;
-            let texts =
-                Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref(), Likely::Known).await?;
-            record_slide(&mut tx, deck_id, revision, &slide.slot.id, texts).await?;
         }
+        let recorded: Vec<(&str, &SlideContent)> = rewritten
+            .into_iter()
+            .chain(plan.insert.iter().map(|s| (s.slot.id.as_str(), &s.content)))
+            .collect();
+        record_contents(&mut tx, deck_id, revision, &recorded).await?;
         if let Some(s) = &plan.settings {
             crate::decks::write_settings(&mut tx, deck_id, s).await?;
         }
