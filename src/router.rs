@@ -38,6 +38,11 @@ pub fn build(state: AppState) -> Router {
         .route("/thumbnails/{file}", get(api::exports::thumbnail))
         .route("/media/{file}", get(api::media::media_file))
         // Web sign-in and the API-key page.
+        .route("/", get(web::home::home))
+        .route("/web/decks/new", post(web::home::create_deck))
+        .route("/web/decks/import", post(web::home::import_deck))
+        .route("/web/decks/{id}/trash", post(web::home::trash_deck))
+        .route("/web/decks/{id}/recover", post(web::home::recover_deck))
         .route("/login", get(web::login::login_page).post(web::login::login))
         .route("/logout", post(web::login::logout))
         .route("/users/api", get(web::keys::api_keys).post(web::keys::create_api_key))

@@ -44,6 +44,8 @@ pub enum RateKey {
     Token(i64),
     /// The client address of a request without a valid credential.
     Address(IpAddr),
+    /// A person signed in through the browser, by account (the editor's requests).
+    Web(i64),
 }
 
 impl RateKey {
@@ -52,6 +54,7 @@ impl RateKey {
         match &caller.credential {
             Credential::ApiKey { key_id, .. } => RateKey::ApiKey(*key_id),
             Credential::OAuth { token_id, .. } => RateKey::Token(*token_id),
+            Credential::Session => RateKey::Web(caller.user_id),
         }
     }
 
@@ -62,6 +65,7 @@ impl RateKey {
             "k" => rest.parse().ok().map(RateKey::ApiKey),
             "t" => rest.parse().ok().map(RateKey::Token),
             "a" => rest.parse().ok().map(RateKey::Address),
+            "w" => rest.parse().ok().map(RateKey::Web),
             _ => None,
         }
     }
@@ -73,6 +77,7 @@ impl fmt::Display for RateKey {
             RateKey::ApiKey(id) => write!(f, "k:{id}"),
             RateKey::Token(id) => write!(f, "t:{id}"),
             RateKey::Address(ip) => write!(f, "a:{ip}"),
+            RateKey::Web(id) => write!(f, "w:{id}"),
         }
     }
 }

@@ -1,7 +1,8 @@
-//! Pages and endpoints outside the REST API: health, sign-in, the API-key page, the deck
-//! viewer.
+//! Pages and endpoints outside the REST API: health, the home page (the person's decks),
+//! sign-in, the API-key page, the deck viewer.
 
 pub mod health;
+pub mod home;
 pub mod keys;
 pub mod login;
 pub mod page;

@@ -1,5 +1,6 @@
-//! HTML pages: escaping, the page frame, and the security headers every page carries (no
-//! framing, nothing loaded from anywhere, no referrer, no caching).
+//! HTML pages: escaping, the page frame (the site's stylesheet and header), and the security
+//! headers every page carries (no framing, nothing loaded but the site's own stylesheet and
+//! images, no script, no referrer, no caching).
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -15,12 +16,45 @@ pub fn hidden(name: &str, value: &str) -> String {
     )
 }
 
-/// A complete page with the security headers.
+/// A complete page with the security headers, in the site's layout (one stylesheet, a
+/// header with the service's name).
 pub fn page(status: StatusCode, title: &str, body: &str) -> Response {
+    framed(status, title, body, None)
+}
+
+/// A page for a signed-in person: the header also names the account and offers the decks,
+/// the API keys and signing out.
+pub fn signed_in_page(
+    status: StatusCode,
+    title: &str,
+    body: &str,
+    session: &lectern_core::store::SessionInfo,
+) -> Response {
+    framed(status, title, body, Some(session))
+}
+
+fn framed(
+    status: StatusCode,
+    title: &str,
+    body: &str,
+    session: Option<&lectern_core::store::SessionInfo>,
+) -> Response {
+    let nav = match session {
+        Some(s) => format!(
+            "<nav aria-label=\"Account\"><a href=\"/\">Your decks</a><a href=\"/users/api\">API keys</a>\
+             <a href=\"/v1/docs\">API reference</a><span class=\"muted\">Signed in as <strong>{}</strong></span>\
+             <form method=\"post\" action=\"/logout\">{}<button type=\"submit\" class=\"secondary\">Sign out</button></form></nav>",
+            escape(&s.username),
+            hidden("csrf_token", &s.csrf_token)
+        ),
+        None => "<nav aria-label=\"Site\"><a href=\"/v1/docs\">API reference</a><a href=\"/login\">Sign in</a></nav>".to_string(),
+    };
     let html = format!(
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{} · Lectern</title></head><body><main>\n<h1>{}</h1>\n{body}\n</main></body></html>\n",
+         <title>{} · Lectern</title><link rel=\"stylesheet\" href=\"/assets/web/site.css\"></head><body>\
+         <header class=\"site-header\"><a class=\"brand\" href=\"/\">Lectern</a>{nav}</header>\
+         <main>\n<h1>{}</h1>\n{body}\n</main></body></html>\n",
         escape(title),
         escape(title)
     );
@@ -40,7 +74,8 @@ pub fn secure_headers(headers: &mut axum::http::HeaderMap) {
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(
-            "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; img-src 'self'",
+            "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; img-src 'self'; \
+             style-src 'self'",
         ),
     );
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));

@@ -67,6 +67,6 @@ impl FromRequestParts<AppState> for MaybeSession {
 pub fn safe_next(next: Option<&str>) -> &str {
     match next {
         Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => n,
-        _ => "/users/api",
+        _ => "/",
     }
 }

@@ -9,6 +9,7 @@ mod decks;
 mod errors;
 mod exports;
 mod faults;
+mod home;
 mod import;
 mod mcp;
 mod mcp_raw;

@@ -46,6 +46,9 @@ pub enum Credential {
         client: String,
         scopes: Vec<Scope>,
     },
+    /// A person signed in through `/login`, acting in the browser (web pages and the
+    /// editor; CSRF-checked by the adapter): everything the account may do.
+    Session,
 }
 
 /// Which adapter a call came through, when it is not told by the credential alone.
@@ -133,6 +136,8 @@ impl Caller {
                 Some(client.clone()),
                 Some(format!("grant:{grant_id}")),
             ),
+            // The person in the browser: one credential per account.
+            Credential::Session => (Via::Web, None, Some(format!("web:{}", self.user_id))),
         };
         match &self.channel {
             Channel::Mcp { client } => Author {
@@ -153,7 +158,7 @@ impl Caller {
     /// Fails with 403 when the credential lacks `scope`. `manage` implies `read`.
     pub fn require(&self, scope: Scope) -> Result<()> {
         match &self.credential {
-            Credential::ApiKey { .. } => Ok(()),
+            Credential::ApiKey { .. } | Credential::Session => Ok(()),
             Credential::OAuth { scopes, .. } => {
                 let ok = scopes.contains(&scope)
                     || (scope == Scope::Read && scopes.contains(&Scope::Manage));

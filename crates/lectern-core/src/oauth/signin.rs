@@ -99,6 +99,19 @@ impl Lectern {
             .await
     }
 
+    /// The caller a signed-in person acts as in the browser (web pages, the editor): the
+    /// session's account with every scope; the deck history names it `via: web`. The web
+    /// adapter checks the form's CSRF token before it calls a write with it.
+    pub fn web_caller(&self, session: &SessionInfo) -> crate::auth::Caller {
+        crate::auth::Caller {
+            user_id: session.user_id,
+            username: session.username.clone(),
+            team_id: session.team_id,
+            credential: crate::auth::Credential::Session,
+            channel: crate::auth::Channel::Rest,
+        }
+    }
+
     /// Ends a session.
     pub async fn sign_out(&self, token: &str) -> Result<()> {
         self.store()

@@ -72,6 +72,22 @@ impl Lectern {
         })
     }
 
+    /// "New deck" from a file in the browser: a new deck of the caller's from an imported
+    /// presentation (reveal.js HTML or Markdown, read by `crate::import`), with the creation
+    /// defaults; the same path as `admin import-deck`.
+    pub async fn import_deck_for(
+        &self,
+        caller: &Caller,
+        imported: ImportedDeck,
+    ) -> Result<DeckMeta> {
+        caller.require(Scope::Manage)?;
+        let new = imported_deck(&imported.title)?;
+        let (record, _) = self
+            .insert_deck(&caller.author(), new, imported.stacks)
+            .await?;
+        Ok(self.deck_meta(&record))
+    }
+
     /// `admin import-deck`: a new deck for `username` from an imported presentation, with the
     /// creation defaults; returns its id.
     pub(crate) async fn import_deck(&self, username: &str, imported: ImportedDeck) -> Result<i64> {
@@ -80,11 +96,7 @@ impl Lectern {
             .find_user_by_username(username)
             .await?
             .ok_or_else(|| Error::not_found(format!("no account named {username:?}")))?;
-        let mut new = NewDeck::from_json(None)?;
-        let title: String = imported.title.chars().take(MAX_TITLE_CHARS).collect();
-        if !title.trim().is_empty() {
-            new.title = title;
-        }
+        let new = imported_deck(&imported.title)?;
         let (record, _) = self
             .insert_deck(&Author::admin(user.id), new, imported.stacks)
             .await?;
@@ -282,4 +294,15 @@ impl Lectern {
             updated_at: d.updated_at,
         }
     }
+}
+
+/// The settings of a deck made from an imported file: the creation defaults, titled after
+/// the file's title (cut to the limit) when it has one.
+fn imported_deck(title: &str) -> Result<NewDeck> {
+    let mut new = NewDeck::from_json(None)?;
+    let title: String = title.chars().take(MAX_TITLE_CHARS).collect();
+    if !title.trim().is_empty() {
+        new.title = title;
+    }
+    Ok(new)
 }

@@ -1,0 +1,465 @@
+//! `/`: what this service is (signed out), or the person's decks (signed in): their decks as
+//! cards, the team's decks, the trash with recover, and "New deck" (blank, or from a reveal.js
+//! HTML or Markdown file through the same importer as `admin import-deck`). The forms post
+//! to `/web/...` with the session's CSRF token; every change goes through the core as the
+//! person (`via: web` in the deck history).
+
+use std::collections::HashMap;
+
+use axum::Form;
+use axum::extract::{Multipart, Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use lectern_core::auth::Caller;
+use lectern_core::ids::DeckId;
+use lectern_core::params::Paging;
+use lectern_core::store::SessionInfo;
+use lectern_core::views::DeckMeta;
+use lectern_core::{Error, import, secret};
+
+use crate::app::AppState;
+use crate::web::page::{error_page, escape, hidden, page, see_other, signed_in_page};
+use crate::web::session::MaybeSession;
+
+/// Decks per page of the home page.
+const PER_PAGE: u32 = 24;
+
+/// Which list the home page shows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Tab {
+    Mine,
+    Team,
+    Trash,
+}
+
+impl Tab {
+    fn parse(raw: Option<&str>) -> Tab {
+        match raw {
+            Some("team") => Tab::Team,
+            Some("trash") => Tab::Trash,
+            _ => Tab::Mine,
+        }
+    }
+}
+
+/// GET `/`.
+pub async fn home(
+    State(state): State<AppState>,
+    MaybeSession(session): MaybeSession,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    let Some((_, session)) = session else {
+        return landing();
+    };
+    let tab = Tab::parse(query.get("tab").map(String::as_str));
+    let page_number = query
+        .get("page")
+        .and_then(|p| p.parse::<u32>().ok())
+        .filter(|p| *p >= 1)
+        .unwrap_or(1);
+    let paging = Paging {
+        page: page_number,
+        per_page: PER_PAGE,
+    };
+    let caller = state.core.web_caller(&session);
+    let notice = query.get("notice").map(String::as_str);
+    match decks_page(&state, &session, &caller, tab, paging, notice).await {
+        Ok(r) => r,
+        Err(e) => failure(e),
+    }
+}
+
+fn landing() -> Response {
+    page(
+        StatusCode::OK,
+        "Presentations, written by people and programs",
+        "<section class=\"hero\"><p>Lectern keeps your slide decks: reveal.js presentations you \
+         write in the browser, through the HTTP API, or with an AI assistant over MCP. Present \
+         them anywhere, share them with a private link, and export them as PDF or as an offline \
+         presentation.</p><p><a class=\"button\" href=\"/login\">Sign in</a> \
+         <a class=\"button secondary\" href=\"/v1/docs\">API reference</a></p></section>",
+    )
+}
+
+fn failure(e: Error) -> Response {
+    match e {
+        Error::Internal(_) => {
+            tracing::error!(error = %e, "a web page failed");
+            error_page(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong.")
+        }
+        other => error_page(
+            StatusCode::from_u16(other.status()).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY),
+            &other.to_string(),
+        ),
+    }
+}
+
+fn tabs(current: Tab, has_team: bool) -> String {
+    let link = |tab: Tab, href: &str, label: &str| {
+        let current = if tab == current {
+            " aria-current=\"page\""
+        } else {
+            ""
+        };
+        format!("<a href=\"{href}\"{current}>{label}</a>")
+    };
+    let mut out = String::from("<nav class=\"tabs\" aria-label=\"Deck lists\">");
+    out.push_str(&link(Tab::Mine, "/", "Your decks"));
+    if has_team {
+        out.push_str(&link(Tab::Team, "/?tab=team", "Team decks"));
+    }
+    out.push_str(&link(Tab::Trash, "/?tab=trash", "Trash"));
+    out.push_str("</nav>");
+    out
+}
+
+fn new_deck_panel(csrf: &str) -> String {
+    format!(
+        "<section class=\"panel\" aria-labelledby=\"new-deck\"><h2 id=\"new-deck\">New deck</h2>\
+         <div class=\"new-deck\">\
+         <form method=\"post\" action=\"/web/decks/new\">{csrf}<label>Title \
+         <input name=\"title\" maxlength=\"255\" placeholder=\"Untitled\"></label> \
+         <button type=\"submit\">Create a blank deck</button></form>\
+         <form method=\"post\" action=\"/web/decks/import\" enctype=\"multipart/form-data\">{csrf}\
+         <label>From a file (reveal.js HTML or Markdown) \
+         <input type=\"file\" name=\"file\" accept=\".html,.htm,.md,.markdown,.txt,text/html,text/markdown\" required></label> \
+         <button type=\"submit\">Import</button></form></div></section>"
+    )
+}
+
+fn pager(tab: Tab, paging: Paging, total: i64) -> String {
+    let query = match tab {
+        Tab::Mine => "",
+        Tab::Team => "tab=team&",
+        Tab::Trash => "tab=trash&",
+    };
+    let mut out = String::new();
+    if paging.page > 1 {
+        out.push_str(&format!(
+            "<a class=\"button secondary\" href=\"/?{query}page={}\">Newer</a> ",
+            paging.page - 1
+        ));
+    }
+    if i64::from(paging.page) * i64::from(paging.per_page) < total {
+        out.push_str(&format!(
+            "<a class=\"button secondary\" href=\"/?{query}page={}\">Older</a>",
+            paging.page + 1
+        ));
+    }
+    if out.is_empty() {
+        out
+    } else {
+        format!("<p>{out}</p>")
+    }
+}
+
+fn card(
+    thumbnail: &str,
+    title: &str,
+    href: &str,
+    badges: &str,
+    meta: &str,
+    actions: &str,
+) -> String {
+    format!(
+        "<li class=\"card\"><img src=\"{}\" alt=\"\" loading=\"lazy\" width=\"320\" height=\"180\">\
+         <div class=\"body\"><a class=\"title\" href=\"{}\">{}</a><div>{badges}</div>\
+         <div class=\"meta\">{meta}</div><div class=\"actions\">{actions}</div></div></li>",
+        escape(thumbnail),
+        escape(href),
+        escape(if title.trim().is_empty() {
+            "Untitled"
+        } else {
+            title
+        }),
+    )
+}
+
+fn date(t: lectern_core::time::Timestamp) -> String {
+    let d = t.as_offset();
+    format!(
+        "{:04}-{:02}-{:02} {:02}:{:02} UTC",
+        d.year(),
+        u8::from(d.month()),
+        d.day(),
+        d.hour(),
+        d.minute()
+    )
+}
+
+async fn decks_page(
+    state: &AppState,
+    session: &SessionInfo,
+    caller: &Caller,
+    tab: Tab,
+    paging: Paging,
+    notice: Option<&str>,
+) -> lectern_core::Result<Response> {
+    let csrf = hidden("csrf_token", &session.csrf_token);
+    let mut body = String::new();
+    if let Some(n) = notice {
+        body.push_str(&format!(
+            "<p class=\"status\" role=\"status\">{}</p>",
+            escape(n)
+        ));
+    }
+    body.push_str(&tabs(tab, session.team_id.is_some()));
+    let (items, total) = match tab {
+        Tab::Mine => {
+            body.push_str(&new_deck_panel(&csrf));
+            let listed = state.core.list_decks(caller, paging).await?;
+            // The cards show what the summaries leave out (visibility, slide count, last
+            // change): each deck's metadata, read concurrently.
+            let metas = futures::future::join_all(
+                listed
+                    .items
+                    .iter()
+                    .map(|d| state.core.get_deck(caller, DeckId::from(d.id), false)),
+            )
+            .await;
+            let cards: Vec<String> = metas
+                .into_iter()
+                .filter_map(Result::ok)
+                .map(|d| mine_card(&d.meta, &csrf))
+                .collect();
+            (cards, listed.meta.total)
+        }
+        Tab::Team => {
+            let listed = state.core.list_team_decks(caller, paging).await?;
+            let cards = listed
+                .items
+                .iter()
+                .map(|d| {
+                    card(
+                        &d.thumbnail_url,
+                        &d.title,
+                        &d.url,
+                        &format!("<span class=\"badge\">{}</span>", d.visibility.as_str()),
+                        &format!("by {}", escape(&d.owner.name)),
+                        &format!("<a href=\"{}\">View</a>", escape(&d.url)),
+                    )
+                })
+                .collect();
+            (cards, listed.meta.total)
+        }
+        Tab::Trash => {
+            let listed = state.core.list_trashed_decks(caller, paging).await?;
+            let cards = listed
+                .items
+                .iter()
+                .map(|d| {
+                    card(
+                        &d.thumbnail_url,
+                        &d.title,
+                        "/?tab=trash",
+                        "<span class=\"badge\">trashed</span>",
+                        &format!("trashed {}", date(d.trashed_at)),
+                        &format!(
+                            "<form method=\"post\" action=\"/web/decks/{}/recover\">{csrf}\
+                             <button type=\"submit\">Recover</button></form>",
+                            d.id
+                        ),
+                    )
+                })
+                .collect();
+            (cards, listed.meta.total)
+        }
+    };
+    if items.is_empty() {
+        body.push_str(match tab {
+            Tab::Mine => "<p class=\"muted\">No decks yet: create one above, import a file, or let a program make one through the API.</p>",
+            Tab::Team => "<p class=\"muted\">Your team has no shared decks yet.</p>",
+            Tab::Trash => "<p class=\"muted\">The trash is empty.</p>",
+        });
+    } else {
+        body.push_str(&format!(
+            "<ul class=\"cards\" aria-label=\"Decks\">{}</ul>",
+            items.join("")
+        ));
+    }
+    body.push_str(&pager(tab, paging, total));
+    let title = match tab {
+        Tab::Mine => "Your decks",
+        Tab::Team => "Team decks",
+        Tab::Trash => "Trash",
+    };
+    Ok(signed_in_page(StatusCode::OK, title, &body, session))
+}
+
+fn mine_card(d: &DeckMeta, csrf: &str) -> String {
+    let slides = if d.slide_count == 1 {
+        "1 slide".to_string()
+    } else {
+        format!("{} slides", d.slide_count)
+    };
+    card(
+        &d.thumbnail_url,
+        &d.title,
+        &d.urls.edit,
+        &format!("<span class=\"badge\">{}</span>", d.visibility.as_str()),
+        &format!("{slides} · changed {}", date(d.updated_at)),
+        &format!(
+            "<a href=\"{}\">Edit</a><a href=\"{}\">Present</a>\
+             <form method=\"post\" action=\"/web/decks/{}/trash\">{csrf}\
+             <button type=\"submit\" class=\"danger\">Trash</button></form>",
+            escape(&d.urls.edit),
+            escape(&d.urls.present),
+            d.id
+        ),
+    )
+}
+
+fn csrf_ok(session: &SessionInfo, sent: Option<&str>) -> bool {
+    let sent = sent.unwrap_or("");
+    !sent.is_empty() && secret::constant_time_eq(sent, &session.csrf_token)
+}
+
+fn bad_csrf() -> Response {
+    error_page(
+        StatusCode::FORBIDDEN,
+        "The form's CSRF token is missing or wrong; reload the page and try again.",
+    )
+}
+
+/// The signed-in person, or the redirect to sign in and come back to `/`.
+fn signed_in(session: Option<(String, SessionInfo)>) -> Result<SessionInfo, Response> {
+    session
+        .map(|(_, info)| info)
+        .ok_or_else(|| see_other("/login?next=/"))
+}
+
+/// POST `/web/decks/new`: a blank deck (one blank slide), then its editor.
+pub async fn create_deck(
+    State(state): State<AppState>,
+    MaybeSession(session): MaybeSession,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
+    let session = match signed_in(session) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    if !csrf_ok(&session, form.get("csrf_token").map(String::as_str)) {
+        return bad_csrf();
+    }
+    let title = form
+        .get("title")
+        .map(|t| t.trim())
+        .filter(|t| !t.is_empty());
+    let body = title.map(|t| serde_json::json!({ "title": t }));
+    let caller = state.core.web_caller(&session);
+    let created = match lectern_core::deck::NewDeck::from_json(body) {
+        Ok(new) => state.core.create_deck(&caller, new).await,
+        Err(e) => Err(e),
+    };
+    match created {
+        Ok(deck) => see_other(&deck.meta.urls.edit),
+        Err(e) => failure(e),
+    }
+}
+
+/// POST `/web/decks/import` (multipart: `csrf_token`, `file`): a deck from a reveal.js HTML
+/// or Markdown file, then its editor.
+pub async fn import_deck(
+    State(state): State<AppState>,
+    MaybeSession(session): MaybeSession,
+    mut multipart: Multipart,
+) -> Response {
+    let session = match signed_in(session) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let (mut csrf, mut file) = (None, None);
+    loop {
+        match multipart.next_field().await {
+            Ok(Some(field)) => match field.name() {
+                Some("csrf_token") => csrf = field.text().await.ok(),
+                Some("file") => file = field.bytes().await.ok(),
+                _ => {}
+            },
+            Ok(None) => break,
+            Err(e) => {
+                return error_page(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    &format!("The upload could not be read: {}", e.body_text()),
+                );
+            }
+        }
+    }
+    if !csrf_ok(&session, csrf.as_deref()) {
+        return bad_csrf();
+    }
+    let Some(bytes) = file.filter(|b| !b.is_empty()) else {
+        return error_page(StatusCode::UNPROCESSABLE_ENTITY, "Choose a file to import.");
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return error_page(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "The file is not UTF-8 text: import a reveal.js HTML or Markdown file.",
+        );
+    };
+    let imported = if import::looks_like_html(text) {
+        import::parse_reveal_html(text)
+    } else {
+        import::parse_markdown(text)
+    };
+    let caller = state.core.web_caller(&session);
+    let created = match imported {
+        Ok(imported) => state.core.import_deck_for(&caller, imported).await,
+        Err(e) => Err(e),
+    };
+    match created {
+        Ok(meta) => see_other(&meta.urls.edit),
+        Err(e) => failure(e),
+    }
+}
+
+/// POST `/web/decks/{id}/trash` and `/web/decks/{id}/recover`.
+async fn set_trashed(
+    state: &AppState,
+    session: Option<(String, SessionInfo)>,
+    id: &str,
+    form: &HashMap<String, String>,
+    trash: bool,
+) -> Response {
+    let session = match signed_in(session) {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    if !csrf_ok(&session, form.get("csrf_token").map(String::as_str)) {
+        return bad_csrf();
+    }
+    let Ok(id) = DeckId::parse("id", id) else {
+        return error_page(StatusCode::NOT_FOUND, "deck not found");
+    };
+    let caller = state.core.web_caller(&session);
+    let done = if trash {
+        state.core.trash_deck(&caller, id).await
+    } else {
+        state.core.recover_deck(&caller, id).await
+    };
+    match done {
+        Ok(()) if trash => see_other("/?notice=Moved+to+the+trash."),
+        Ok(()) => see_other("/?notice=Recovered."),
+        Err(e) => failure(e),
+    }
+}
+
+/// POST `/web/decks/{id}/trash`.
+pub async fn trash_deck(
+    State(state): State<AppState>,
+    MaybeSession(session): MaybeSession,
+    Path(id): Path<String>,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
+    set_trashed(&state, session, &id, &form, true).await
+}
+
+/// POST `/web/decks/{id}/recover`.
+pub async fn recover_deck(
+    State(state): State<AppState>,
+    MaybeSession(session): MaybeSession,
+    Path(id): Path<String>,
+    Form(form): Form<HashMap<String, String>>,
+) -> Response {
+    set_trashed(&state, session, &id, &form, false).await
+}
