@@ -321,11 +321,9 @@ fn bad_csrf() -> Response {
     )
 }
 
-/// The signed-in person, or the redirect to sign in and come back to `/`.
-fn signed_in(session: Option<(String, SessionInfo)>) -> Result<SessionInfo, Response> {
-    session
-        .map(|(_, info)| info)
-        .ok_or_else(|| see_other("/login?next=/"))
+/// Where a signed-out person posting a form is sent: to sign in, then back to `/`.
+fn sign_in_first() -> Response {
+    see_other("/login?next=/")
 }
 
 /// POST `/web/decks/new`: a blank deck (one blank slide), then its editor.
@@ -334,9 +332,8 @@ pub async fn create_deck(
     MaybeSession(session): MaybeSession,
     Form(form): Form<HashMap<String, String>>,
 ) -> Response {
-    let session = match signed_in(session) {
-        Ok(s) => s,
-        Err(r) => return r,
+    let Some((_, session)) = session else {
+        return sign_in_first();
     };
     if !csrf_ok(&session, form.get("csrf_token").map(String::as_str)) {
         return bad_csrf();
@@ -364,9 +361,8 @@ pub async fn import_deck(
     MaybeSession(session): MaybeSession,
     mut multipart: Multipart,
 ) -> Response {
-    let session = match signed_in(session) {
-        Ok(s) => s,
-        Err(r) => return r,
+    let Some((_, session)) = session else {
+        return sign_in_first();
     };
     let (mut csrf, mut file) = (None, None);
     loop {
@@ -421,9 +417,8 @@ async fn set_trashed(
     form: &HashMap<String, String>,
     trash: bool,
 ) -> Response {
-    let session = match signed_in(session) {
-        Ok(s) => s,
-        Err(r) => return r,
+    let Some((_, session)) = session else {
+        return sign_in_first();
     };
     if !csrf_ok(&session, form.get("csrf_token").map(String::as_str)) {
         return bad_csrf();
