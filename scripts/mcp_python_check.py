@@ -25,6 +25,7 @@ OPERATIONS = [
 EXTRA = [
     "get_slides", "search_decks", "get_slide_screenshot", "get_authoring_guide",
     "list_revisions", "get_revision", "restore_revision", "undo_last_change",
+    "upload_image", "list_media",
 ]
 
 passed = 0

@@ -15,7 +15,47 @@ use serde_json::Value;
 use crate::app::AppState;
 use crate::http::error::ApiError;
 
-/// The authenticated caller, from `Authorization: Bearer <credential>`; 401 otherwise.
+/// The header in which Lectern's own pages send the session's CSRF token with REST requests.
+pub const CSRF_HEADER: &str = "x-csrf-token";
+
+/// The signed-in person, for a REST request from Lectern's own pages (the browser editor):
+/// no `Authorization` header, the session cookie, and the session's CSRF token in
+/// `X-CSRF-Token`, which a page of another site cannot send (and no CORS header lets it read
+/// an answer). `None` when the request has no such header: then only a bearer credential
+/// counts, and a cookie alone never authenticates.
+pub async fn session_caller(
+    headers: &HeaderMap,
+    state: &AppState,
+) -> Option<Result<Caller, ApiError>> {
+    let sent = headers.get(CSRF_HEADER)?.to_str().unwrap_or("");
+    let Some(token) = crate::web::session::cookie(headers, crate::web::session::SESSION_COOKIE)
+    else {
+        return Some(Err(ApiError::unauthorized(
+            "sign in: X-CSRF-Token was sent without a session cookie",
+            false,
+        )));
+    };
+    Some(match state.core.session(token).await {
+        Ok(Some(info))
+            if !sent.is_empty()
+                && lectern_core::secret::constant_time_eq(sent, &info.csrf_token) =>
+        {
+            Ok(state.core.web_caller(&info))
+        }
+        Ok(Some(_)) => Err(ApiError::new(
+            StatusCode::FORBIDDEN,
+            "the X-CSRF-Token header does not match the session; reload the page",
+        )),
+        Ok(None) => Err(ApiError::unauthorized(
+            "the session has ended: sign in again",
+            false,
+        )),
+        Err(e) => Err(e.into()),
+    })
+}
+
+/// The authenticated caller, from `Authorization: Bearer <credential>` (or, from Lectern's
+/// own pages, the session cookie with `X-CSRF-Token`: [`session_caller`]); 401 otherwise.
 pub struct Auth(pub Caller);
 
 impl FromRequestParts<AppState> for Auth {
@@ -27,6 +67,9 @@ impl FromRequestParts<AppState> for Auth {
         }
         let token = match bearer_token(&parts.headers) {
             None => {
+                if let Some(caller) = session_caller(&parts.headers, state).await {
+                    return caller.map(Auth);
+                }
                 return Err(ApiError::unauthorized(
                     "a valid API key or OAuth access token is required (Authorization: Bearer ...)",
                     false,

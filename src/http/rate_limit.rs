@@ -346,6 +346,11 @@ pub async fn limit(State(state): State<AppState>, mut req: Request, next: Next) 
     {
         key = RateKey::for_caller(&caller);
         req.extensions_mut().insert(PreAuthenticated(caller));
+    } else if bearer_token(req.headers()).is_none()
+        && let Some(Ok(caller)) = crate::http::extract::session_caller(req.headers(), &state).await
+    {
+        key = RateKey::for_caller(&caller);
+        req.extensions_mut().insert(PreAuthenticated(caller));
     }
     let Some(decision) = state.rate_limits.check(&key) else {
         return next.run(req).await;

@@ -247,19 +247,6 @@ pub(crate) fn offline_assets() -> Vec<(String, Vec<u8>)> {
     out
 }
 
-fn edit_page(v: &ViewedDeck, base: &str) -> Response {
-    let url = format!("{base}/{}/{}", v.deck.owner_username, v.deck.slug);
-    crate::web::page::page(
-        StatusCode::OK,
-        &v.deck.title,
-        &format!(
-            "<p>The browser editor is not built yet; edit this deck through the API or an MCP \
-             client.</p><p><a href=\"{url}\">View</a> · <a href=\"{url}/fullscreen\">Fullscreen</a> · \
-             <a href=\"{url}/present\">Present</a></p>"
-        ),
-    )
-}
-
 async fn show(
     state: &AppState,
     session: MaybeSession,
@@ -276,6 +263,18 @@ async fn show(
         _ => return not_found(),
     };
     let visitor = session.0.as_ref().map(|(_, info)| info);
+    let base = match team {
+        Some(t) => format!("/teams/{t}"),
+        None => String::new(),
+    };
+    // The editor is for the signed-in owner: a signed-out visitor signs in first (whether
+    // the deck exists or not), so an edit URL tells a stranger nothing.
+    if mode == Mode::Edit && visitor.is_none() {
+        let next = format!("{base}/{username}/{slug}/edit");
+        let next: String = serde_urlencoded::to_string([("next", next.as_str())])
+            .unwrap_or_else(|_| "next=/".into());
+        return crate::web::page::see_other(&format!("/login?{next}"));
+    }
     let viewed = match state.core.view_deck(visitor, username, slug, team).await {
         Ok(v) => v,
         Err(lectern_core::Error::NotFound(_)) => return not_found(),
@@ -284,19 +283,26 @@ async fn show(
             return error_page(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong.");
         }
     };
-    let base = match team {
-        Some(t) => format!("/teams/{t}"),
-        None => String::new(),
-    };
+    let url = format!("{base}/{}/{}", viewed.deck.owner_username, viewed.deck.slug);
+    if mode == Mode::Edit
+        && !viewed.is_owner
+        && let Some(v) = visitor
+        && v.team_id.is_some()
+        && v.team_id == viewed.deck.owner_team_id
+    {
+        // A team member may see the deck but not edit it: its viewer.
+        return crate::web::page::see_other(&url);
+    }
     // The editor and the speaker view (with the notes) are the owner's; anyone else gets
     // the answer of an unknown deck.
     if matches!(mode, Mode::Edit | Mode::Present) && !viewed.is_owner {
         return not_found();
     }
-    if mode == Mode::Edit {
-        return edit_page(&viewed, &base);
+    if mode == Mode::Edit
+        && let Some(v) = visitor
+    {
+        return crate::web::editor::editor_page(&viewed, v, &url);
     }
-    let url = format!("{base}/{}/{}", viewed.deck.owner_username, viewed.deck.slug);
     let mut links = vec![("Fullscreen", format!("{url}/fullscreen"))];
     if viewed.is_owner {
         links.push(("Present", format!("{url}/present")));

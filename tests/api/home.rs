@@ -261,3 +261,97 @@ async fn a_team_member_sees_the_teams_decks_in_their_own_tab() {
     );
     assert!(!team.contains("Ben alone"));
 }
+
+#[tokio::test]
+async fn lecterns_own_pages_call_the_rest_api_with_the_session_and_its_csrf_header() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let id = app.new_deck(&alice.key, "Edited in the browser").await;
+    let (b, _) = sign_in(&app, &alice).await;
+    let (_, home) = get(&b, &format!("{}/", app.base)).await;
+    let csrf = csrf_of(&home);
+    let url = format!("{}/v1/decks/{id}", app.base);
+
+    // The cookie alone is no credential: another site's page could make the browser send it.
+    let r = b.get(&url).send().await.unwrap();
+    assert_eq!(r.status(), 401);
+    let r = b
+        .get(&url)
+        .header("x-csrf-token", "wrong")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 403);
+    let r = browser()
+        .get(&url)
+        .header("x-csrf-token", &csrf)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+
+    // With both, the person reads and writes their deck through the same operations.
+    let r = b
+        .get(&url)
+        .header("x-csrf-token", &csrf)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let etag = r.headers()["etag"].to_str().unwrap().to_string();
+    let r = b
+        .patch(&url)
+        .header("x-csrf-token", &csrf)
+        .header("if-match", &etag)
+        .json(&json!({"title": "Renamed in the browser"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.headers().contains_key("ratelimit-remaining"));
+    let history = app
+        .call(
+            reqwest::Method::GET,
+            &format!("/v1/decks/{id}/revisions"),
+            Some(&alice.key),
+            None,
+        )
+        .await;
+    assert_eq!(history.data()[0]["author"]["via"], "web");
+    // A stale tag is refused as for any client.
+    let r = b
+        .patch(&url)
+        .header("x-csrf-token", &csrf)
+        .header("if-match", &etag)
+        .json(&json!({"title": "Lost?"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 412);
+    // Another account's deck is as unknown as without a session.
+    let bob = app.user("bob").await;
+    let bobs = app.new_deck(&bob.key, "Bob's").await;
+    let r = b
+        .get(format!("{}/v1/decks/{bobs}", app.base))
+        .header("x-csrf-token", &csrf)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+
+    // After signing out the same request is 401.
+    let r = b
+        .post(format!("{}/logout", app.base))
+        .form(&[("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    let r = b
+        .get(&url)
+        .header("x-csrf-token", &csrf)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 401);
+}

@@ -6,6 +6,7 @@ mod common;
 mod browser;
 mod cli;
 mod decks;
+mod editor;
 mod errors;
 mod exports;
 mod faults;

@@ -1,0 +1,296 @@
+// Lectern's deck editor (first version): the slide list with vertical groups, adding,
+// deleting and moving slides, each slide's HTML and speaker notes, and the deck title, saved
+// automatically through the REST API with the session's CSRF token and the deck's revision
+// as a precondition (If-Match). A conflict with another writer keeps the person's text on
+// screen and offers to reload the slide.
+
+const body = document.body;
+const deckId = body.dataset.deckId;
+const csrf = body.dataset.csrf;
+const viewUrl = body.dataset.view;
+
+const $ = (id) => document.getElementById(id);
+const list = $("slide-list");
+const htmlBox = $("slide-html");
+const notesBox = $("slide-notes");
+const titleBox = $("deck-title");
+const stateBox = $("save-state");
+const conflictBox = $("conflict");
+const preview = $("preview");
+
+/** How long after the last keystroke a change is saved (ms). */
+const SAVE_DELAY = 700;
+
+const editor = {
+  revision: 0,
+  slides: [], // {id, position: {horizontal, vertical}, title}
+  selected: null, // slide id
+  loaded: null, // {id, html, notes} as last read or saved
+  dirty: new Set(), // "slide" | "title"
+  timer: null,
+  saving: false,
+  conflict: false,
+};
+
+function setState(text, kind) {
+  stateBox.textContent = text;
+  stateBox.dataset.state = kind;
+}
+
+async function api(method, path, payload, precondition) {
+  const headers = { "X-CSRF-Token": csrf, Accept: "application/json" };
+  if (payload !== undefined) headers["Content-Type"] = "application/json";
+  if (precondition) headers["If-Match"] = `"${deckId}-${editor.revision}"`;
+  const response = await fetch(path, {
+    method,
+    headers,
+    credentials: "same-origin",
+    body: payload === undefined ? undefined : JSON.stringify(payload),
+  });
+  let json = null;
+  try {
+    json = await response.json();
+  } catch (_) {
+    json = null;
+  }
+  return { status: response.status, json };
+}
+
+function followRevision(json) {
+  const r = json && json.data && json.data.revision;
+  if (typeof r === "number" && r > editor.revision) editor.revision = r;
+}
+
+async function loadSlides() {
+  const slides = [];
+  for (let page = 1; ; page += 1) {
+    const r = await api("GET", `/v1/decks/${deckId}/slides?per_page=200&page=${page}`);
+    if (r.status !== 200) throw new Error((r.json && r.json.error) || `status ${r.status}`);
+    slides.push(...r.json.data);
+    if (slides.length >= r.json.meta.total || r.json.data.length === 0) break;
+  }
+  editor.slides = slides;
+}
+
+async function loadDeck() {
+  const r = await api("GET", `/v1/decks/${deckId}`);
+  if (r.status !== 200) throw new Error((r.json && r.json.error) || `status ${r.status}`);
+  editor.revision = r.json.data.revision;
+  if (!editor.dirty.has("title")) titleBox.value = r.json.data.title;
+}
+
+function label(slide) {
+  const p = slide.position;
+  const number = p.vertical == null ? `${p.horizontal + 1}` : `${p.horizontal + 1}.${p.vertical + 1}`;
+  return `${number} ${slide.title || "Untitled slide"}`;
+}
+
+function renderList() {
+  list.replaceChildren();
+  for (const slide of editor.slides) {
+    const item = document.createElement("li");
+    if (slide.position.vertical != null && slide.position.vertical > 0) item.className = "below";
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "slide-item";
+    button.dataset.slideId = slide.id;
+    button.textContent = label(slide);
+    button.setAttribute("aria-current", slide.id === editor.selected ? "true" : "false");
+    button.addEventListener("click", () => select(slide.id));
+    item.append(button);
+    list.append(item);
+  }
+}
+
+function showPreview() {
+  const slide = editor.slides.find((s) => s.id === editor.selected);
+  if (!slide) {
+    preview.removeAttribute("src");
+    return;
+  }
+  const p = slide.position;
+  const hash = p.vertical == null ? `#/${p.horizontal}` : `#/${p.horizontal}/${p.vertical}`;
+  // A new query each time, so the frame reloads the saved deck.
+  preview.src = `${viewUrl}/fullscreen?r=${editor.revision}${hash}`;
+}
+
+async function select(id) {
+  if (editor.dirty.has("slide")) await save();
+  if (editor.dirty.has("slide")) return; // the save failed: stay on the unsaved slide
+  const r = await api("GET", `/v1/decks/${deckId}/slides/${encodeURIComponent(id)}`);
+  if (r.status !== 200) {
+    setState((r.json && r.json.error) || "This slide could not be read", "error");
+    return;
+  }
+  followRevision(r.json);
+  editor.selected = id;
+  editor.loaded = { id, html: r.json.data.html, notes: r.json.data.notes || "" };
+  htmlBox.value = editor.loaded.html;
+  notesBox.value = editor.loaded.notes;
+  renderList();
+  showPreview();
+}
+
+function changed(what) {
+  editor.dirty.add(what);
+  setState("Unsaved changes", "dirty");
+  clearTimeout(editor.timer);
+  editor.timer = setTimeout(save, SAVE_DELAY);
+}
+
+function showConflict(message) {
+  editor.conflict = true;
+  conflictBox.hidden = false;
+  conflictBox.replaceChildren();
+  const text = document.createElement("p");
+  text.textContent = message;
+  const reload = document.createElement("button");
+  reload.type = "button";
+  reload.textContent = "Reload this slide (your text stays in the clipboard)";
+  reload.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(htmlBox.value);
+    } catch (_) {
+      /* the clipboard may be unavailable; the text was on screen */
+    }
+    editor.dirty.delete("slide");
+    editor.conflict = false;
+    conflictBox.hidden = true;
+    await refresh(editor.selected);
+  });
+  const keep = document.createElement("button");
+  keep.type = "button";
+  keep.className = "secondary";
+  keep.textContent = "Overwrite with my version";
+  keep.addEventListener("click", async () => {
+    editor.conflict = false;
+    conflictBox.hidden = true;
+    await loadDeck();
+    await save();
+  });
+  conflictBox.append(text, reload, keep);
+  setState("Conflict", "conflict");
+}
+
+async function save() {
+  clearTimeout(editor.timer);
+  if (editor.saving || editor.conflict) return;
+  editor.saving = true;
+  setState("Saving…", "saving");
+  try {
+    if (editor.dirty.has("title")) {
+      const r = await api("PATCH", `/v1/decks/${deckId}`, { title: titleBox.value }, true);
+      if (r.status === 412) return showConflict("The deck changed elsewhere (another tab, a program or an assistant) since you opened it.");
+      if (r.status !== 200) return setState((r.json && r.json.error) || "Not saved", "error");
+      followRevision(r.json);
+      editor.dirty.delete("title");
+    }
+    if (editor.dirty.has("slide") && editor.loaded) {
+      const patch = {};
+      if (htmlBox.value !== editor.loaded.html) patch.html = htmlBox.value;
+      if (notesBox.value !== editor.loaded.notes) patch.notes = notesBox.value;
+      if (Object.keys(patch).length > 0) {
+        const id = editor.loaded.id;
+        const r = await api("PATCH", `/v1/decks/${deckId}/slides/${encodeURIComponent(id)}`, patch, true);
+        if (r.status === 412) return showConflict("This deck changed elsewhere (another tab, a program or an assistant) while you were typing. Your text is still here.");
+        if (r.status !== 200) return setState((r.json && r.json.error) || "Not saved", "error");
+        followRevision(r.json);
+        editor.loaded = {
+          id,
+          html: patch.html === undefined ? editor.loaded.html : patch.html,
+          notes: patch.notes === undefined ? editor.loaded.notes : patch.notes,
+        };
+        if (patch.html !== undefined) {
+          await loadSlides(); // titles follow the HTML
+          renderList();
+        }
+        showPreview();
+      }
+      editor.dirty.delete("slide");
+    }
+    setState("All changes saved", "saved");
+  } catch (_) {
+    setState("Offline: changes kept, retrying", "offline");
+    editor.timer = setTimeout(save, 3000);
+  } finally {
+    editor.saving = false;
+  }
+}
+
+async function refresh(selectId) {
+  await loadDeck();
+  await loadSlides();
+  const keep = editor.slides.find((s) => s.id === selectId) ? selectId : editor.slides[0] && editor.slides[0].id;
+  editor.selected = null;
+  renderList();
+  if (keep) await select(keep);
+  setState("All changes saved", "saved");
+}
+
+async function structural(method, path, payload, selectAfter) {
+  await save();
+  if (editor.dirty.size > 0 || editor.conflict) return;
+  setState("Saving…", "saving");
+  const r = await api(method, path, payload, true);
+  if (r.status === 412) return showConflict("The deck changed elsewhere; reload to see the current slides.");
+  if (r.status !== 200 && r.status !== 201) return setState((r.json && r.json.error) || "Not saved", "error");
+  followRevision(r.json);
+  const next = selectAfter(r.json);
+  await refresh(next);
+}
+
+function selectedIndex() {
+  return editor.slides.findIndex((s) => s.id === editor.selected);
+}
+
+$("add-slide").addEventListener("click", () => {
+  // A new horizontal slide after the selected slide's stack.
+  const i = selectedIndex();
+  let after = null;
+  if (i >= 0) {
+    const h = editor.slides[i].position.horizontal;
+    const stack = editor.slides.filter((s) => s.position.horizontal === h);
+    after = stack[stack.length - 1].id;
+  }
+  const payload = { html: "<section><h2>New slide</h2></section>" };
+  if (after) payload.insert_after_slide_id = after;
+  structural("POST", `/v1/decks/${deckId}/slides`, payload, (json) => json.data.id);
+});
+
+$("delete-slide").addEventListener("click", () => {
+  const i = selectedIndex();
+  if (i < 0) return;
+  if (!window.confirm("Delete this slide? (It can be brought back from the deck's history.)")) return;
+  const neighbour = editor.slides[i + 1] || editor.slides[i - 1];
+  editor.dirty.delete("slide");
+  structural("DELETE", `/v1/decks/${deckId}/slides`, { slide_ids: [editor.selected] }, () => neighbour && neighbour.id);
+});
+
+function move(delta) {
+  const i = selectedIndex();
+  const j = i + delta;
+  if (i < 0 || j < 0 || j >= editor.slides.length) return;
+  const id = editor.selected;
+  const payload = { slide_ids: [id] };
+  if (delta < 0) payload.insert_before_slide_id = editor.slides[j].id;
+  else payload.insert_after_slide_id = editor.slides[j].id;
+  structural("PATCH", `/v1/decks/${deckId}/slides/move`, payload, () => id);
+}
+
+$("move-up").addEventListener("click", () => move(-1));
+$("move-down").addEventListener("click", () => move(1));
+htmlBox.addEventListener("input", () => changed("slide"));
+notesBox.addEventListener("input", () => changed("slide"));
+titleBox.addEventListener("input", () => changed("title"));
+
+window.addEventListener("beforeunload", (event) => {
+  if (editor.dirty.size > 0 || editor.saving) {
+    event.preventDefault();
+    event.returnValue = "";
+  }
+});
+window.addEventListener("online", () => {
+  if (editor.dirty.size > 0) save();
+});
+
+refresh(null).catch((e) => setState(`The deck could not be loaded: ${e.message}`, "error"));

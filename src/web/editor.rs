@@ -1,0 +1,74 @@
+//! The deck editor page at `urls.edit` (`/{username}/{slug}/edit`): a page shell for the
+//! owner that loads Lectern's editor script (`assets/web/editor.js`). The script talks to the
+//! REST API with the session cookie and the session's CSRF token (`X-CSRF-Token`, see
+//! `http::extract::session_caller`), so every change passes the same operations, validation
+//! and revision preconditions as any API client. No API key is ever in the page.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use lectern_core::service::viewer::ViewedDeck;
+use lectern_core::store::SessionInfo;
+
+use crate::web::page::escape;
+
+/// The editor shell for `deck`, owned by the signed-in `session`; `base` is the deck's
+/// viewer address (`/{username}/{slug}`, or its team form).
+pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Response {
+    let d = &deck.deck;
+    let html = format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+         <title>Edit: {title} · Lectern</title>\
+         <link rel=\"stylesheet\" href=\"/assets/web/site.css\">\
+         <link rel=\"stylesheet\" href=\"/assets/web/editor.css\">\
+         <script type=\"module\" src=\"/assets/web/editor.js\"></script></head>\
+         <body class=\"editor-page\" data-deck-id=\"{id}\" data-csrf=\"{csrf}\" data-view=\"{view}\">\
+         <header class=\"site-header editor-header\"><a class=\"brand\" href=\"/\">Lectern</a>\
+         <label class=\"deck-title\">Title <input id=\"deck-title\" maxlength=\"255\" value=\"{title}\"></label>\
+         <span id=\"save-state\" class=\"save-state\" role=\"status\" aria-live=\"polite\">Loading…</span>\
+         <nav aria-label=\"Deck\"><a href=\"{view}\">View</a><a href=\"{view}/present\" target=\"_blank\" rel=\"noopener\">Present</a></nav></header>\
+         <div id=\"conflict\" class=\"conflict\" role=\"alert\" hidden></div>\
+         <div class=\"editor\"><aside class=\"slide-panel\" aria-label=\"Slides\">\
+         <div class=\"slide-tools\"><button type=\"button\" id=\"add-slide\">Add slide</button></div>\
+         <ol id=\"slide-list\" class=\"slide-list\"></ol>\
+         <div class=\"slide-tools\"><button type=\"button\" id=\"move-up\" class=\"secondary\">Move up</button>\
+         <button type=\"button\" id=\"move-down\" class=\"secondary\">Move down</button>\
+         <button type=\"button\" id=\"delete-slide\" class=\"danger\">Delete</button></div></aside>\
+         <section class=\"stage\" aria-label=\"Selected slide\">\
+         <iframe id=\"preview\" class=\"preview\" title=\"Slide preview\"></iframe>\
+         <label class=\"field\">Slide HTML (one &lt;section&gt;)<textarea id=\"slide-html\" spellcheck=\"false\" rows=\"10\"></textarea></label>\
+         <label class=\"field\">Speaker notes<textarea id=\"slide-notes\" rows=\"4\"></textarea></label>\
+         </section></div></body></html>\n",
+        title = escape(&d.title),
+        id = d.id,
+        csrf = escape(&session.csrf_token),
+        view = escape(base),
+    );
+    let mut response = (StatusCode::OK, html).into_response();
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    // Only Lectern's own script runs (no inline script, no eval); slides shown in the
+    // preview frame are the viewer page, under its own policy.
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(
+            "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+             img-src 'self' data: https: http:; connect-src 'self'; frame-src 'self'; \
+             frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+        ),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}

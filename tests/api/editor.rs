@@ -1,0 +1,375 @@
+//! The deck editor at `urls.edit` (issue 18, first version) in a real headless Chromium: a
+//! person signs in through the form, opens the edit URL of a deck made through the API, types
+//! notes, renames the deck, adds and moves slides, and meets a concurrent API write; every
+//! change is then read back through the API. Also who gets the editor at all.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use chromiumoxide::{Browser, BrowserConfig, Page};
+use futures::StreamExt;
+use reqwest::StatusCode;
+use serde_json::json;
+
+use crate::common::{TestApp, TestUser};
+
+fn chromium() -> Option<PathBuf> {
+    lectern::export::pdf::find_chromium(None)
+}
+
+/// Evaluates `js` until it returns a string containing `want`; the last value seen.
+async fn wait_for(page: &Page, js: &str, want: &str) -> String {
+    let mut last = String::new();
+    for _ in 0..200 {
+        if let Ok(result) = page.evaluate(js).await
+            && let Ok(text) = result.into_value::<String>()
+        {
+            if text.contains(want) {
+                return text;
+            }
+            last = text;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    last
+}
+
+/// Polls the API until `check` holds (the editor saves on its own schedule).
+async fn eventually<F, Fut>(mut check: F) -> bool
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    for _ in 0..100 {
+        if check().await {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
+}
+
+const SAVE_STATE: &str = "document.getElementById('save-state').textContent";
+
+async fn shot(page: &Page, name: &str) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("target/{name}.png"));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    page.save_screenshot(
+        chromiumoxide::page::ScreenshotParams::builder().build(),
+        &path,
+    )
+    .await
+    .unwrap();
+}
+
+async fn type_into(page: &Page, selector: &str, text: &str) {
+    page.find_element(selector)
+        .await
+        .unwrap_or_else(|e| panic!("{selector}: {e}"))
+        .click()
+        .await
+        .unwrap()
+        .type_str(text)
+        .await
+        .unwrap();
+}
+
+/// Signs in through the form as a person would; ends on the home page.
+async fn sign_in(page: &Page, app: &TestApp, user: &TestUser) {
+    page.goto(format!("{}/login", app.base)).await.unwrap();
+    page.wait_for_navigation().await.unwrap();
+    type_into(page, "input[name=username]", &user.username).await;
+    type_into(page, "input[name=password]", "a long password").await;
+    page.find_element("button[type=submit]")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let home = wait_for(page, "document.title", "Your decks").await;
+    assert!(home.contains("Your decks"), "after sign-in: {home}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_lost() {
+    let Some(bin) = chromium() else {
+        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let created = app
+        .create_deck(
+            &alice.key,
+            json!({"title": "Quarterly", "slides": [
+                {"html": "<section><h2>Opening</h2></section>", "notes": "Start slow."},
+                {"html": "<section><h2>Numbers</h2><p>Up.</p></section>"}
+            ]}),
+        )
+        .await;
+    created.expect(201);
+    let deck = created.data()["id"].as_i64().unwrap();
+    let edit_url = created.data()["urls"]["edit"].as_str().unwrap().to_string();
+    let first = created.data()["slide_ids"][0].as_str().unwrap().to_string();
+    let second = created.data()["slide_ids"][1].as_str().unwrap().to_string();
+
+    let profile = tempfile::tempdir().unwrap();
+    let config = BrowserConfig::builder()
+        .chrome_executable(bin)
+        .no_sandbox()
+        .new_headless_mode()
+        .user_data_dir(profile.path())
+        .window_size(1280, 800)
+        .viewport(None)
+        .args(["--disable-gpu", "--no-first-run", "--disable-sync"])
+        .build()
+        .unwrap();
+    let (mut browser, mut handler) = Browser::launch(config).await.expect("chromium starts");
+    let events = tokio::spawn(async move { while let Some(Ok(_)) = handler.next().await {} });
+    let page = browser.new_page("about:blank").await.unwrap();
+    sign_in(&page, &app, &alice).await;
+    shot(&page, "home-signed-in").await;
+
+    page.goto(edit_url.as_str()).await.unwrap();
+    let state = wait_for(&page, SAVE_STATE, "All changes saved").await;
+    assert!(
+        state.contains("All changes saved"),
+        "editor did not load: {state}"
+    );
+    let listed = wait_for(
+        &page,
+        "[...document.querySelectorAll('.slide-item')].map(b => b.textContent).join('|')",
+        "Numbers",
+    )
+    .await;
+    assert_eq!(listed, "1 Opening|2 Numbers");
+    shot(&page, "editor-opened").await;
+
+    // Notes: typed at the end of the first slide's notes, saved on their own.
+    page.evaluate("(() => { const t = document.getElementById('slide-notes'); t.focus(); t.setSelectionRange(t.value.length, t.value.length); })()")
+        .await
+        .unwrap();
+    page.find_element("#slide-notes")
+        .await
+        .unwrap()
+        .type_str(" Then the numbers.")
+        .await
+        .unwrap();
+    let saved = eventually(|| async {
+        app.get_slide(&alice.key, deck, &first).await.data()["notes"]
+            == "Start slow. Then the numbers."
+    })
+    .await;
+    assert!(saved, "the notes were not saved");
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+
+    // The title.
+    page.evaluate(
+        "(() => { const t = document.getElementById('deck-title'); t.focus(); t.select(); })()",
+    )
+    .await
+    .unwrap();
+    page.find_element("#deck-title")
+        .await
+        .unwrap()
+        .type_str("Quarterly review")
+        .await
+        .unwrap();
+    let renamed = eventually(|| async {
+        app.get_deck(&alice.key, deck, "").await.data()["title"] == "Quarterly review"
+    })
+    .await;
+    assert!(renamed, "the title was not saved");
+
+    // Add a slide after the selected (first) one: Opening, New slide, Numbers. Then move
+    // Numbers up: Opening, Numbers, New slide.
+    page.find_element("#add-slide")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let grown = eventually(|| async {
+        app.list_slides(&alice.key, deck, "").await.json["meta"]["total"] == 3
+    })
+    .await;
+    assert!(grown, "no slide was added");
+    wait_for(
+        &page,
+        "[...document.querySelectorAll('.slide-item')].map(b => b.textContent).join('|')",
+        "New slide",
+    )
+    .await;
+    page.find_element(&format!(".slide-item[data-slide-id='{second}']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &page,
+        "document.querySelector('.slide-item[aria-current=true]').dataset.slideId",
+        &second,
+    )
+    .await;
+    page.find_element("#move-up")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let moved = eventually(|| async {
+        let ids = app.list_slides(&alice.key, deck, "").await;
+        ids.data()[0]["id"] == first.as_str() && ids.data()[1]["id"] == second.as_str()
+    })
+    .await;
+    let state: String = page
+        .evaluate(SAVE_STATE)
+        .await
+        .unwrap()
+        .into_value()
+        .unwrap();
+    assert!(moved, "the slide was not moved: {state}");
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+
+    // A concurrent write through the API while the person has unsaved text: the editor's
+    // save meets 412, the person's text stays on screen, and the API's change is kept.
+    let selected = wait_for(
+        &page,
+        "document.querySelector('.slide-item[aria-current=true]').dataset.slideId",
+        &second,
+    )
+    .await;
+    assert_eq!(selected, second);
+    page.evaluate("(() => { const t = document.getElementById('slide-notes'); t.focus(); t.setSelectionRange(t.value.length, t.value.length); })()")
+        .await
+        .unwrap();
+    page.find_element("#slide-notes")
+        .await
+        .unwrap()
+        .type_str("Typed by the person")
+        .await
+        .unwrap();
+    app.update_slide(
+        &alice.key,
+        deck,
+        &second,
+        json!({"notes": "Written by a program"}),
+    )
+    .await
+    .expect(200);
+    let state = wait_for(&page, SAVE_STATE, "Conflict").await;
+    assert!(state.contains("Conflict"), "no conflict shown: {state}");
+    let kept: String = page
+        .evaluate("document.getElementById('slide-notes').value")
+        .await
+        .unwrap()
+        .into_value()
+        .unwrap();
+    assert!(kept.contains("Typed by the person"), "{kept}");
+    assert_eq!(
+        app.get_slide(&alice.key, deck, &second).await.data()["notes"],
+        "Written by a program"
+    );
+    shot(&page, "editor-conflict").await;
+
+    browser.close().await.ok();
+    events.abort();
+}
+
+#[tokio::test]
+async fn only_the_owner_gets_the_editor_and_strangers_learn_nothing() {
+    let app = TestApp::spawn().await;
+    let ann = app.team_user("ann", "crew").await;
+    let ben = app.team_user("ben", "crew").await;
+    let eve = app.user("eve").await;
+    let r = app
+        .create_deck(
+            &ann.key,
+            json!({"title": "Team plan", "visibility": "team"}),
+        )
+        .await;
+    let edit = r.data()["urls"]["edit"].as_str().unwrap().to_string();
+    let view = r.data()["url"].as_str().unwrap().to_string();
+    let no_redirects = || {
+        reqwest::Client::builder()
+            .cookie_store(true)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap()
+    };
+
+    // Signed out: sign in first, for a real deck and a made-up one alike.
+    let b = no_redirects();
+    for url in [edit.clone(), format!("{}/ann/no-such-deck/edit", app.base)] {
+        let r = b.get(&url).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::SEE_OTHER);
+        let to = r.headers()["location"].to_str().unwrap().to_string();
+        assert!(to.starts_with("/login?next=%2Fann%2F"), "{to}");
+    }
+
+    let signed_in = |user: &TestUser| {
+        let user = user.username.clone();
+        let base = app.base.clone();
+        async move {
+            let b = no_redirects();
+            let form = b
+                .get(format!("{base}/login"))
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            let marker = "name=\"csrf_token\" value=\"";
+            let start = form.find(marker).unwrap() + marker.len();
+            let csrf = form[start..start + form[start..].find('"').unwrap()].to_string();
+            b.post(format!("{base}/login"))
+                .form(&[
+                    ("username", user.as_str()),
+                    ("password", "a long password"),
+                    ("csrf_token", &csrf),
+                ])
+                .send()
+                .await
+                .unwrap();
+            b
+        }
+    };
+    // The owner: the editor page, under a script policy that allows only Lectern's own.
+    let owner = signed_in(&ann).await;
+    let r = owner.get(&edit).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    let csp = r.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        csp.contains("script-src 'self';") && !csp.contains("unsafe-eval"),
+        "{csp}"
+    );
+    let html = r.text().await.unwrap();
+    assert!(html.contains("/assets/web/editor.js") && !html.contains("lk_"));
+    let js = reqwest::get(format!("{}/assets/web/editor.js", app.base))
+        .await
+        .unwrap();
+    assert_eq!(js.status(), 200);
+    // A team member: the viewer.
+    let member = signed_in(&ben).await;
+    let r = member.get(&edit).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::SEE_OTHER);
+    assert_eq!(
+        r.headers()["location"].to_str().unwrap(),
+        view.trim_start_matches(&app.base)
+    );
+    // Anyone else: as for an unknown deck.
+    let stranger = signed_in(&eve).await;
+    let unknown = stranger
+        .get(format!("{}/ann/no-such-deck/edit", app.base))
+        .send()
+        .await
+        .unwrap();
+    let r = stranger.get(&edit).send().await.unwrap();
+    assert_eq!(r.status(), 404);
+    assert_eq!(unknown.status(), 404);
+}
