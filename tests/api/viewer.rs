@@ -180,8 +180,13 @@ async fn speaker_notes_reach_no_one_but_the_owner() {
                 let (status, html, _) = page(browser, &format!("{base}{suffix}")).await;
                 assert!(!html.contains("MARK-"), "{base}{suffix}: {status}");
                 assert!(!html.contains("lectern-notes"), "{base}{suffix}");
-                if suffix == "/present" || suffix == "/edit" {
+                if suffix == "/present" {
                     assert_eq!(status, 404, "{base}{suffix} is the owner's");
+                }
+                if suffix == "/edit" {
+                    // The owner's too: others sign in first (signed out), are sent to the
+                    // viewer (team members) or get the unknown-deck 404; never the editor.
+                    assert!(status == 404 || status == 303, "{base}{suffix}: {status}");
                 }
                 seen += usize::from(status == 200);
             }
@@ -259,9 +264,13 @@ async fn private_and_team_decks_show_only_to_who_may_see_them() {
     let team_url = team_deck_url(&app, &mate, "Ours").await;
     assert_eq!(page(&mia, &team_url).await.0, 200);
     assert_eq!(page(&sam, &team_url).await.0, 404);
-    // Only the owner gets the edit page.
+    // Only the owner gets the edit page; a team member is sent to the viewer, a stranger
+    // gets the unknown-deck answer.
     assert_eq!(page(&owen, &format!("{team}/edit")).await.0, 200);
-    assert_eq!(page(&mia, &format!("{team}/edit")).await.0, 404);
+    let (status, _, headers) = page(&mia, &format!("{team}/edit")).await;
+    assert_eq!(status, 303);
+    assert!(team.ends_with(headers["location"].to_str().unwrap()));
+    assert_eq!(page(&sam, &format!("{team}/edit")).await.0, 404);
 }
 
 #[tokio::test]
