@@ -182,6 +182,13 @@ pub async fn account(db_url: &str, username: &str) -> String {
     admin(db_url, &["create-api-key", "--username", username]).await
 }
 
+/// The CSRF token of the first form on a page.
+pub fn csrf_of(html: &str) -> String {
+    let marker = "name=\"csrf_token\" value=\"";
+    let start = html.find(marker).expect("the page has a CSRF field") + marker.len();
+    html[start..start + html[start..].find('"').unwrap()].to_string()
+}
+
 /// The 21 operations of interface section 4.1, in its order.
 /// The revision operations (an extension: issue 16), documented beside the interface's.
 pub const REVISION_OPERATIONS: [&str; 4] = [
@@ -447,6 +454,68 @@ impl TestApp {
             text,
             json,
         }
+    }
+
+    /// A browser-like client (cookies kept, redirects not followed), signed in as `user`
+    /// through the sign-in form when one is given (landing where the form sends it).
+    pub async fn browser(&self, user: Option<&TestUser>) -> reqwest::Client {
+        let b = reqwest::Client::builder()
+            .cookie_store(true)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        if let Some(u) = user {
+            let form = b
+                .get(format!("{}/login", self.base))
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            let r = b
+                .post(format!("{}/login", self.base))
+                .form(&[
+                    ("username", u.username.as_str()),
+                    ("password", "a long password"),
+                    ("csrf_token", &csrf_of(&form)),
+                ])
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), StatusCode::SEE_OTHER, "signing in failed");
+        }
+        b
+    }
+
+    /// Creates an export of `deck` with `body` and polls it until it is no longer pending;
+    /// the export object.
+    pub async fn finished_export(&self, user: &TestUser, deck: i64, body: Value) -> Value {
+        let r = self
+            .call(
+                Method::POST,
+                &format!("/v1/decks/{deck}/exports"),
+                Some(&user.key),
+                Some(body),
+            )
+            .await;
+        r.expect(202);
+        let id = r.data()["id"].clone();
+        for _ in 0..1200 {
+            let r = self
+                .call(
+                    Method::GET,
+                    &format!("/v1/decks/{deck}/exports/{id}"),
+                    Some(&user.key),
+                    None,
+                )
+                .await;
+            if r.data()["status"] != "pending" {
+                return r.data().clone();
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        panic!("the export never finished");
     }
 
     // One helper per operation.

@@ -291,16 +291,8 @@ async fn only_the_owner_gets_the_editor_and_strangers_learn_nothing() {
         .await;
     let edit = r.data()["urls"]["edit"].as_str().unwrap().to_string();
     let view = r.data()["url"].as_str().unwrap().to_string();
-    let no_redirects = || {
-        reqwest::Client::builder()
-            .cookie_store(true)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .unwrap()
-    };
-
     // Signed out: sign in first, for a real deck and a made-up one alike.
-    let b = no_redirects();
+    let b = app.browser(None).await;
     for url in [edit.clone(), format!("{}/ann/no-such-deck/edit", app.base)] {
         let r = b.get(&url).send().await.unwrap();
         assert_eq!(r.status(), StatusCode::SEE_OTHER);
@@ -308,36 +300,8 @@ async fn only_the_owner_gets_the_editor_and_strangers_learn_nothing() {
         assert!(to.starts_with("/login?next=%2Fann%2F"), "{to}");
     }
 
-    let signed_in = |user: &TestUser| {
-        let user = user.username.clone();
-        let base = app.base.clone();
-        async move {
-            let b = no_redirects();
-            let form = b
-                .get(format!("{base}/login"))
-                .send()
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap();
-            let marker = "name=\"csrf_token\" value=\"";
-            let start = form.find(marker).unwrap() + marker.len();
-            let csrf = form[start..start + form[start..].find('"').unwrap()].to_string();
-            b.post(format!("{base}/login"))
-                .form(&[
-                    ("username", user.as_str()),
-                    ("password", "a long password"),
-                    ("csrf_token", &csrf),
-                ])
-                .send()
-                .await
-                .unwrap();
-            b
-        }
-    };
     // The owner: the editor page, under a script policy that allows only Lectern's own.
-    let owner = signed_in(&ann).await;
+    let owner = app.browser(Some(&ann)).await;
     let r = owner.get(&edit).send().await.unwrap();
     assert_eq!(r.status(), 200);
     let csp = r.headers()["content-security-policy"]
@@ -355,7 +319,7 @@ async fn only_the_owner_gets_the_editor_and_strangers_learn_nothing() {
         .unwrap();
     assert_eq!(js.status(), 200);
     // A team member: the viewer.
-    let member = signed_in(&ben).await;
+    let member = app.browser(Some(&ben)).await;
     let r = member.get(&edit).send().await.unwrap();
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
     assert_eq!(
@@ -363,7 +327,7 @@ async fn only_the_owner_gets_the_editor_and_strangers_learn_nothing() {
         view.trim_start_matches(&app.base)
     );
     // Anyone else: as for an unknown deck.
-    let stranger = signed_in(&eve).await;
+    let stranger = app.browser(Some(&eve)).await;
     let unknown = stranger
         .get(format!("{}/ann/no-such-deck/edit", app.base))
         .send()

@@ -6,7 +6,7 @@ use reqwest::StatusCode;
 use reqwest::multipart::{Form, Part};
 use serde_json::json;
 
-use crate::common::{TestApp, TestUser};
+use crate::common::{TestApp, TestUser, csrf_of};
 
 fn browser() -> reqwest::Client {
     reqwest::Client::builder()
@@ -16,23 +16,10 @@ fn browser() -> reqwest::Client {
         .unwrap()
 }
 
-fn csrf_of(html: &str) -> String {
-    let marker = "name=\"csrf_token\" value=\"";
-    let start = html.find(marker).expect("the page has a CSRF field") + marker.len();
-    html[start..start + html[start..].find('"').unwrap()].to_string()
-}
-
 /// Signs `user` in through the form (no `next`); returns the browser and where it was sent.
 async fn sign_in(app: &TestApp, user: &TestUser) -> (reqwest::Client, String) {
     let b = browser();
-    let form = b
-        .get(format!("{}/login", app.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let form = get(&b, &format!("{}/login", app.base)).await.1;
     let r = b
         .post(format!("{}/login", app.base))
         .form(&[

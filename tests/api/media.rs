@@ -614,35 +614,6 @@ async fn mcp_upload_image_takes_base64_or_a_source_url_under_the_network_rule() 
     );
 }
 
-/// Creates an export and polls it until it is no longer pending.
-async fn finished_export(app: &TestApp, user: &TestUser, deck: i64, format: &str) -> Value {
-    let r = app
-        .call(
-            Method::POST,
-            &format!("/v1/decks/{deck}/exports"),
-            Some(&user.key),
-            Some(json!({"format": format})),
-        )
-        .await;
-    r.expect(202);
-    let id = r.data()["id"].clone();
-    for _ in 0..1200 {
-        let r = app
-            .call(
-                Method::GET,
-                &format!("/v1/decks/{deck}/exports/{id}"),
-                Some(&user.key),
-                None,
-            )
-            .await;
-        if r.data()["status"] != "pending" {
-            return r.data().clone();
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    panic!("the export never finished");
-}
-
 #[tokio::test]
 async fn exports_carry_the_owners_uploaded_images_without_the_network() {
     // `--render-network none`: an image reaching the PDF can only have come from the store.
@@ -709,7 +680,9 @@ async fn exports_carry_the_owners_uploaded_images_without_the_network() {
     .expect(204);
 
     // ZIP: the images beside index.html, the slides pointing at them; the deleted one left out.
-    let zip = finished_export(&app, &alice, deck, "zip").await;
+    let zip = app
+        .finished_export(&alice, deck, json!({"format": "zip"}))
+        .await;
     assert_eq!(zip["status"], "completed", "{zip}");
     let bytes = reqwest::get(zip["download_url"].as_str().unwrap())
         .await
@@ -737,7 +710,9 @@ async fn exports_carry_the_owners_uploaded_images_without_the_network() {
         eprintln!("SKIPPED: the PDF half (Chromium is not installed)");
         return;
     }
-    let pdf = finished_export(&app, &alice, deck, "pdf").await;
+    let pdf = app
+        .finished_export(&alice, deck, json!({"format": "pdf"}))
+        .await;
     assert_eq!(pdf["status"], "completed", "{pdf}");
     let bytes = reqwest::get(pdf["download_url"].as_str().unwrap())
         .await

@@ -39,31 +39,7 @@ fn count_connections(listener: TcpListener) -> Arc<AtomicUsize> {
 
 /// Creates an export of `deck` and polls it until it leaves `pending`.
 async fn export(app: &TestApp, user: &TestUser, deck: i64, body: Value) -> Value {
-    let r = app
-        .call(
-            Method::POST,
-            &format!("/v1/decks/{deck}/exports"),
-            Some(&user.key),
-            Some(body),
-        )
-        .await;
-    r.expect(202);
-    let id = r.data()["id"].clone();
-    for _ in 0..1200 {
-        let r = app
-            .call(
-                Method::GET,
-                &format!("/v1/decks/{deck}/exports/{id}"),
-                Some(&user.key),
-                None,
-            )
-            .await;
-        if r.data()["status"] != "pending" {
-            return r.data().clone();
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    panic!("the export never finished");
+    app.finished_export(user, deck, body).await
 }
 
 /// A completed PDF export's file.

@@ -7,37 +7,7 @@ use crate::common::{TestApp, TestUser};
 
 /// A browser signed in as `user` (cookie-keeping, no redirects followed).
 async fn signed_in(app: &TestApp, user: Option<&TestUser>) -> reqwest::Client {
-    let b = reqwest::Client::builder()
-        .cookie_store(true)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    if let Some(u) = user {
-        let form = b
-            .get(format!("{}/login", app.base))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        let start = form.find("name=\"csrf_token\" value=\"").unwrap()
-            + "name=\"csrf_token\" value=\"".len();
-        let csrf = &form[start..start + form[start..].find('"').unwrap()];
-        let r = b
-            .post(format!("{}/login", app.base))
-            .form(&[
-                ("username", u.username.as_str()),
-                ("password", "a long password"),
-                ("csrf_token", csrf),
-                ("next", "/users/api"),
-            ])
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), StatusCode::SEE_OTHER);
-    }
-    b
+    app.browser(user).await
 }
 
 async fn page(b: &reqwest::Client, url: &str) -> (StatusCode, String, reqwest::header::HeaderMap) {
