@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use lectern_core::service::viewer::ViewedDeck;
 use lectern_core::store::SessionInfo;
 
-use crate::web::page::escape;
+use crate::web::page::{escape, script_page_headers};
 
 /// The editor shell for `deck`, owned by the signed-in `session`; `base` is the deck's
 /// viewer address (`/{username}/{slug}`, or its team form).
@@ -45,30 +45,17 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
         view = escape(base),
     );
     let mut response = (StatusCode::OK, html).into_response();
-    let h = response.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
     // Only Lectern's own script runs (no inline script, no eval); slides shown in the
     // preview frame are the viewer page, under its own policy.
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
-             img-src 'self' data: https: http:; connect-src 'self'; frame-src 'self'; \
-             frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
-        ),
+    script_page_headers(
+        response.headers_mut(),
+        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+         img-src 'self' data: https: http:; connect-src 'self'; frame-src 'self'; \
+         frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+        "no-store",
     );
-    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    h.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+        .headers_mut()
+        .insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     response
 }

@@ -90,6 +90,28 @@ pub fn secure_headers(headers: &mut axum::http::HeaderMap) {
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
 }
 
+/// The headers of an HTML document that runs Lectern's own scripts: its type, `csp`, no
+/// referrer, no sniffing, and `cache` (deck pages may be revalidated, the editor never kept).
+pub fn script_page_headers(h: &mut axum::http::HeaderMap, csp: &'static str, cache: &'static str) {
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(csp),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+}
+
 /// A 303 redirect to `location` with the security headers.
 pub fn see_other(location: &str) -> Response {
     let mut response = StatusCode::SEE_OTHER.into_response();

@@ -90,30 +90,12 @@ fn not_found() -> Response {
 /// Headers of a deck page (also share pages): only Lectern's scripts run; slides may use inline styles and show
 /// images from anywhere; the page URL is never sent on.
 pub(crate) fn viewer_headers(r: &mut Response) {
-    let h = r.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    h.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
-             img-src 'self' data: https: http:; media-src 'self' data: https:; font-src 'self' data:; \
-             connect-src 'self'; base-uri 'none'; form-action 'self'",
-        ),
-    );
-    h.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    h.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("private, no-cache"),
+    crate::web::page::script_page_headers(
+        r.headers_mut(),
+        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+         img-src 'self' data: https: http:; media-src 'self' data: https:; font-src 'self' data:; \
+         connect-src 'self'; base-uri 'none'; form-action 'self'",
+        "private, no-cache",
     );
 }
 

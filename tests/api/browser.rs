@@ -120,9 +120,6 @@ async fn wait_for_text(page: &chromiumoxide::Page, js: &str, want: &str) -> Stri
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn arrow_keys_move_through_horizontal_and_vertical_slides_in_chromium() {
-    use chromiumoxide::{Browser, BrowserConfig};
-    use futures::StreamExt;
-
     let Some(bin) = chromium() else {
         eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
         return;
@@ -143,26 +140,8 @@ async fn arrow_keys_move_through_horizontal_and_vertical_slides_in_chromium() {
         )
         .await;
     let url = format!("{}/fullscreen", r.data()["url"].as_str().unwrap());
-    let profile = tempfile::tempdir().unwrap();
-    let config = BrowserConfig::builder()
-        .chrome_executable(bin)
-        .no_sandbox()
-        .new_headless_mode()
-        .user_data_dir(profile.path())
-        .window_size(1280, 720)
-        .args([
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-        ])
-        .build()
-        .unwrap();
-    let (mut browser, mut handler) = Browser::launch(config).await.expect("chromium starts");
-    let events = tokio::spawn(async move { while let Some(Ok(_)) = handler.next().await {} });
-
-    let page = browser.new_page(url.as_str()).await.unwrap();
+    let chromium = crate::common::Headless::launch(bin, 1280, 720).await;
+    let page = chromium.browser.new_page(url.as_str()).await.unwrap();
     let current = "(() => { const s = document.querySelectorAll('.reveal.main section.present'); \
                    return s.length ? s[s.length - 1].innerText : ''; })()";
     let first = wait_for_text(&page, current, "One").await;
@@ -194,8 +173,7 @@ async fn arrow_keys_move_through_horizontal_and_vertical_slides_in_chromium() {
     )
     .await
     .unwrap();
-    browser.close().await.ok();
-    events.abort();
+    chromium.close().await;
 
     assert!(first.contains("One"), "first slide: {first:?}");
     assert!(

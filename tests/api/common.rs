@@ -182,6 +182,51 @@ pub async fn account(db_url: &str, username: &str) -> String {
     admin(db_url, &["create-api-key", "--username", username]).await
 }
 
+/// Headless Chromium at `bin` as a person's browser: a throwaway profile, a `width` ×
+/// `height` viewport. Close it with [`Headless::close`].
+pub struct Headless {
+    pub browser: chromiumoxide::Browser,
+    events: tokio::task::JoinHandle<()>,
+    _profile: TempDir,
+}
+
+impl Headless {
+    pub async fn launch(bin: std::path::PathBuf, width: u32, height: u32) -> Headless {
+        use futures::StreamExt;
+        let profile = tempfile::tempdir().unwrap();
+        let config = chromiumoxide::BrowserConfig::builder()
+            .chrome_executable(bin)
+            .no_sandbox()
+            .new_headless_mode()
+            .user_data_dir(profile.path())
+            .window_size(width, height)
+            .viewport(None)
+            .args([
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+            ])
+            .build()
+            .unwrap();
+        let (browser, mut handler) = chromiumoxide::Browser::launch(config)
+            .await
+            .expect("chromium starts");
+        let events = tokio::spawn(async move { while let Some(Ok(_)) = handler.next().await {} });
+        Headless {
+            browser,
+            events,
+            _profile: profile,
+        }
+    }
+
+    pub async fn close(mut self) {
+        self.browser.close().await.ok();
+        self.events.abort();
+    }
+}
+
 /// The CSRF token of the first form on a page.
 pub fn csrf_of(html: &str) -> String {
     let marker = "name=\"csrf_token\" value=\"";

@@ -6,8 +6,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use chromiumoxide::{Browser, BrowserConfig, Page};
-use futures::StreamExt;
+use chromiumoxide::Page;
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -113,20 +112,8 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     let first = created.data()["slide_ids"][0].as_str().unwrap().to_string();
     let second = created.data()["slide_ids"][1].as_str().unwrap().to_string();
 
-    let profile = tempfile::tempdir().unwrap();
-    let config = BrowserConfig::builder()
-        .chrome_executable(bin)
-        .no_sandbox()
-        .new_headless_mode()
-        .user_data_dir(profile.path())
-        .window_size(1280, 800)
-        .viewport(None)
-        .args(["--disable-gpu", "--no-first-run", "--disable-sync"])
-        .build()
-        .unwrap();
-    let (mut browser, mut handler) = Browser::launch(config).await.expect("chromium starts");
-    let events = tokio::spawn(async move { while let Some(Ok(_)) = handler.next().await {} });
-    let page = browser.new_page("about:blank").await.unwrap();
+    let chromium = crate::common::Headless::launch(bin, 1280, 800).await;
+    let page = chromium.browser.new_page("about:blank").await.unwrap();
     sign_in(&page, &app, &alice).await;
     shot(&page, "home-signed-in").await;
 
@@ -273,8 +260,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     );
     shot(&page, "editor-conflict").await;
 
-    browser.close().await.ok();
-    events.abort();
+    chromium.close().await;
 }
 
 #[tokio::test]
