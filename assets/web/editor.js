@@ -279,6 +279,80 @@ function move(delta) {
 
 $("move-up").addEventListener("click", () => move(-1));
 $("move-down").addEventListener("click", () => move(1));
+// Deck settings: each change is one update_deck with the deck's revision.
+for (const control of document.querySelectorAll("[data-setting]")) {
+  control.addEventListener("change", async () => {
+    const field = control.dataset.setting;
+    const value = control.type === "number" ? Number(control.value) : control.value;
+    await save();
+    if (editor.dirty.size > 0 || editor.conflict) return;
+    setState("Saving…", "saving");
+    const r = await api("PATCH", `/v1/decks/${deckId}`, { [field]: value }, true);
+    if (r.status === 412) return showConflict("The deck changed elsewhere; reload to see its current settings.");
+    if (r.status !== 200) return setState((r.json && r.json.error) || "Not saved", "error");
+    followRevision(r.json);
+    setState("All changes saved", "saved");
+    showPreview();
+  });
+}
+
+/** Puts an image at the end of the selected slide (before its closing tag). */
+function insertImage(url) {
+  if (!editor.loaded) return;
+  const safe = url.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+  const tag = `<img src="${safe}" alt="">`;
+  const html = htmlBox.value;
+  const end = html.lastIndexOf("</section>");
+  htmlBox.value = end >= 0 ? html.slice(0, end) + tag + html.slice(end) : html + tag;
+  changed("slide");
+}
+
+/** Uploads an image file to the account's media library, then inserts it. */
+async function uploadImage(file) {
+  setState("Uploading image…", "saving");
+  try {
+    const response = await fetch(`/v1/media?name=${encodeURIComponent(file.name || "image")}`, {
+      method: "POST",
+      headers: { "X-CSRF-Token": csrf, "Content-Type": file.type || "application/octet-stream" },
+      credentials: "same-origin",
+      body: file,
+    });
+    const json = await response.json().catch(() => null);
+    if (!response.ok) return setState((json && json.error) || "The image was not uploaded", "error");
+    insertImage(json.data.url);
+  } catch (_) {
+    setState("Offline: the image was not uploaded", "offline");
+  }
+}
+
+$("image-file").addEventListener("change", (event) => {
+  const file = event.target.files && event.target.files[0];
+  if (file) uploadImage(file);
+  event.target.value = "";
+});
+$("insert-url").addEventListener("click", () => {
+  const url = $("image-url").value.trim();
+  if (!/^https?:\/\//i.test(url)) return setState("An image URL starts with http:// or https://", "error");
+  insertImage(url);
+  $("image-url").value = "";
+});
+const stage = document.querySelector(".stage");
+stage.addEventListener("dragover", (event) => {
+  if (event.dataTransfer && [...event.dataTransfer.types].includes("Files")) {
+    event.preventDefault();
+    stage.classList.add("dropping");
+  }
+});
+stage.addEventListener("dragleave", () => stage.classList.remove("dropping"));
+stage.addEventListener("drop", (event) => {
+  stage.classList.remove("dropping");
+  const file = event.dataTransfer && event.dataTransfer.files[0];
+  if (file && file.type.startsWith("image/")) {
+    event.preventDefault();
+    uploadImage(file);
+  }
+});
+
 htmlBox.addEventListener("input", () => changed("slide"));
 notesBox.addEventListener("input", () => changed("slide"));
 titleBox.addEventListener("input", () => changed("title"));

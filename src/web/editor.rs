@@ -9,6 +9,9 @@ use axum::response::{IntoResponse, Response};
 use lectern_core::service::viewer::ViewedDeck;
 use lectern_core::store::SessionInfo;
 
+use lectern_core::deck::{ThemeColor, ThemeFont, Transition, Visibility};
+use lectern_core::store::DeckRecord;
+
 use crate::web::page::{escape, script_page_headers};
 
 /// The editor shell for `deck`, owned by the signed-in `session`; `base` is the deck's
@@ -35,7 +38,13 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <button type=\"button\" id=\"move-down\" class=\"secondary\">Move down</button>\
          <button type=\"button\" id=\"delete-slide\" class=\"danger\">Delete</button></div></aside>\
          <section class=\"stage\" aria-label=\"Selected slide\">\
+         <details class=\"settings panel\"><summary>Deck settings</summary><div class=\"settings-grid\">{settings}</div></details>\
          <iframe id=\"preview\" class=\"preview\" title=\"Slide preview\"></iframe>\
+         <div id=\"image-tools\" class=\"image-tools\"><label class=\"button secondary\" for=\"image-file\">Upload an image</label>\
+         <input type=\"file\" id=\"image-file\" accept=\"image/png,image/jpeg,image/gif,image/webp,image/svg+xml\" class=\"visually-hidden\">\
+         <label>or by URL <input id=\"image-url\" type=\"url\" placeholder=\"https://…/picture.png\"></label>\
+         <button type=\"button\" id=\"insert-url\" class=\"secondary\">Insert image</button>\
+         <span class=\"muted\">(or drop an image file on the slide)</span></div>\
          <label class=\"field\">Slide HTML (one &lt;section&gt;)<textarea id=\"slide-html\" spellcheck=\"false\" rows=\"10\"></textarea></label>\
          <label class=\"field\">Speaker notes<textarea id=\"slide-notes\" rows=\"4\"></textarea></label>\
          </section></div></body></html>\n",
@@ -43,6 +52,7 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
         id = d.id,
         csrf = escape(&session.csrf_token),
         view = escape(base),
+        settings = settings(d),
     );
     let mut response = (StatusCode::OK, html).into_response();
     // Only Lectern's own script runs (no inline script, no eval); slides shown in the
@@ -58,4 +68,52 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
         .headers_mut()
         .insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     response
+}
+
+/// A `<select>` of every value of a setting, the deck's own selected.
+fn select(field: &str, label: &str, values: &[&str], current: &str) -> String {
+    let options: String = values
+        .iter()
+        .map(|v| {
+            let selected = if *v == current { " selected" } else { "" };
+            format!("<option value=\"{v}\"{selected}>{v}</option>")
+        })
+        .collect();
+    format!("<label>{label}<select data-setting=\"{field}\">{options}</select></label>")
+}
+
+/// The deck settings the editor changes (each saved through `update_deck` as it changes).
+fn settings(d: &DeckRecord) -> String {
+    [
+        select(
+            "theme_color",
+            "Colours",
+            &ThemeColor::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
+            d.theme_color.as_str(),
+        ),
+        select(
+            "theme_font",
+            "Fonts",
+            &ThemeFont::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
+            d.theme_font.as_str(),
+        ),
+        select(
+            "visibility",
+            "Visibility",
+            &Visibility::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
+            d.visibility.as_str(),
+        ),
+        select(
+            "transition",
+            "Transition",
+            &Transition::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
+            d.transition.as_str(),
+        ),
+        format!(
+            "<label>Width <input type=\"number\" min=\"1\" data-setting=\"width\" value=\"{}\"></label>\
+             <label>Height <input type=\"number\" min=\"1\" data-setting=\"height\" value=\"{}\"></label>",
+            d.width, d.height
+        ),
+    ]
+    .concat()
 }

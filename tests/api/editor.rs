@@ -219,6 +219,89 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     assert!(moved, "the slide was not moved: {state}");
     wait_for(&page, SAVE_STATE, "All changes saved").await;
 
+    // Deck settings: colours and visibility, each saved through update_deck.
+    for (field, value) in [("theme_color", "black-mint"), ("visibility", "all")] {
+        page.evaluate(format!(
+            "(() => {{ const s = document.querySelector('[data-setting={field}]'); s.value = '{value}'; \
+             s.dispatchEvent(new Event('change')); }})()"
+        ))
+        .await
+        .unwrap();
+        let set = eventually(|| async {
+            app.get_deck(&alice.key, deck, "").await.data()[field] == value
+        })
+        .await;
+        assert!(set, "{field} was not saved");
+    }
+
+    // An image dropped from the desktop on the slide: uploaded to the media library and
+    // placed in the selected slide (Numbers); then one by URL.
+    use base64::Engine as _;
+    let png = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/red.png"
+    ))
+    .unwrap();
+    let png = base64::engine::general_purpose::STANDARD.encode(png);
+    page.evaluate(format!(
+        "(() => {{ const bytes = Uint8Array.from(atob('{png}'), c => c.charCodeAt(0)); \
+         const file = new File([bytes], 'red dot.png', {{ type: 'image/png' }}); \
+         const data = new DataTransfer(); data.items.add(file); \
+         const stage = document.querySelector('.stage'); \
+         stage.dispatchEvent(new DragEvent('dragover', {{ dataTransfer: data, bubbles: true, cancelable: true }})); \
+         stage.dispatchEvent(new DragEvent('drop', {{ dataTransfer: data, bubbles: true, cancelable: true }})); }})()"
+    ))
+    .await
+    .unwrap();
+    let placed = eventually(|| async {
+        let media = app
+            .call(reqwest::Method::GET, "/v1/media", Some(&alice.key), None)
+            .await;
+        let Some(url) = media.data()[0]["url"].as_str().map(str::to_string) else {
+            return false;
+        };
+        let html = app.get_slide(&alice.key, deck, &second).await.data()["html"].clone();
+        html.as_str()
+            .unwrap_or("")
+            .contains(&format!("src=\"{url}\""))
+    })
+    .await;
+    let media = app
+        .call(reqwest::Method::GET, "/v1/media", Some(&alice.key), None)
+        .await;
+    let media_url = media.data()[0]["url"].as_str().unwrap_or("").to_string();
+    let state: String = page
+        .evaluate(SAVE_STATE)
+        .await
+        .unwrap()
+        .into_value()
+        .unwrap();
+    let html = app.get_slide(&alice.key, deck, &second).await.text;
+    assert!(
+        placed,
+        "the dropped image is not in the slide: {state}; {html}; {}",
+        media.text
+    );
+    assert!(media_url.ends_with(".png"), "{media_url}");
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+    type_into(&page, "#image-url", "https://images.example.org/chart.svg").await;
+    page.find_element("#insert-url")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let by_url = eventually(|| async {
+        let html = app.get_slide(&alice.key, deck, &second).await.data()["html"].clone();
+        html.as_str()
+            .unwrap_or("")
+            .contains("src=\"https://images.example.org/chart.svg\"")
+    })
+    .await;
+    assert!(by_url, "the image by URL is not in the slide");
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+    shot(&page, "editor-images").await;
+
     // A concurrent write through the API while the person has unsaved text: the editor's
     // save meets 412, the person's text stays on screen, and the API's change is kept.
     let selected = wait_for(
