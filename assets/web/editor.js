@@ -353,6 +353,70 @@ stage.addEventListener("drop", (event) => {
   }
 });
 
+// Private share links: the same operations as the API (list, create, revoke).
+async function loadShares() {
+  const r = await api("GET", `/v1/decks/${deckId}/share`);
+  const shares = $("share-list");
+  shares.replaceChildren();
+  if (r.status !== 200) return;
+  for (const link of r.json.data) {
+    const item = document.createElement("li");
+    const a = document.createElement("a");
+    a.href = link.url;
+    a.textContent = link.name || link.url;
+    a.target = "_blank";
+    a.rel = "noopener";
+    const facts = document.createElement("span");
+    facts.className = "muted";
+    const parts = [`${link.view_count} views`];
+    if (link.password_protected) parts.push("password");
+    if (link.expires_at) parts.push(`${link.expired ? "expired" : "expires"} ${link.expires_at.slice(0, 10)}`);
+    facts.textContent = ` (${parts.join(", ")}) `;
+    const revoke = document.createElement("button");
+    revoke.type = "button";
+    revoke.className = "danger";
+    revoke.textContent = "Revoke";
+    revoke.addEventListener("click", async () => {
+      const gone = await api("DELETE", `/v1/decks/${deckId}/share/${link.id}`);
+      if (gone.status !== 204) setState((gone.json && gone.json.error) || "Not revoked", "error");
+      await loadShares();
+    });
+    item.append(a, facts, revoke);
+    shares.append(item);
+  }
+}
+
+$("share").addEventListener("toggle", () => {
+  if ($("share").open) loadShares();
+});
+$("share-create").addEventListener("click", async () => {
+  const payload = { name: $("share-name").value.trim() };
+  const password = $("share-password").value;
+  if (password) payload.password = password;
+  const expires = $("share-expires").value;
+  if (expires) payload.expires_at = `${expires}T23:59:59Z`;
+  const r = await api("POST", `/v1/decks/${deckId}/share`, payload);
+  if (r.status !== 201) return setState((r.json && r.json.error) || "The link was not created", "error");
+  $("share-name").value = "";
+  $("share-password").value = "";
+  $("share-expires").value = "";
+  setState("Share link created", "saved");
+  await loadShares();
+});
+
+// Keyboard: arrow keys move through the slide list.
+list.addEventListener("keydown", (event) => {
+  if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
+  const i = selectedIndex();
+  const next = editor.slides[i + (event.key === "ArrowDown" ? 1 : -1)];
+  if (!next) return;
+  event.preventDefault();
+  select(next.id).then(() => {
+    const button = list.querySelector(`[data-slide-id="${next.id}"]`);
+    if (button) button.focus();
+  });
+});
+
 htmlBox.addEventListener("input", () => changed("slide"));
 notesBox.addEventListener("input", () => changed("slide"));
 titleBox.addEventListener("input", () => changed("title"));

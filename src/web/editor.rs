@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use lectern_core::service::viewer::ViewedDeck;
 use lectern_core::store::SessionInfo;
 
-use lectern_core::deck::{ThemeColor, ThemeFont, Transition, Visibility};
+use lectern_core::deck::{ThemeColor, ThemeFont, Visibility};
 use lectern_core::store::DeckRecord;
 
 use crate::web::page::{escape, script_page_headers};
@@ -39,6 +39,13 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <button type=\"button\" id=\"delete-slide\" class=\"danger\">Delete</button></div></aside>\
          <section class=\"stage\" aria-label=\"Selected slide\">\
          <details class=\"settings panel\"><summary>Deck settings</summary><div class=\"settings-grid\">{settings}</div></details>\
+         <details id=\"share\" class=\"settings panel\"><summary>Share</summary>\
+         <p class=\"muted\">Private links show this deck to whoever has them, whatever its visibility.</p>\
+         <ul id=\"share-list\" class=\"share-list\"></ul>\
+         <div class=\"settings-grid\"><label>Name <input id=\"share-name\" maxlength=\"100\" placeholder=\"For the board\"></label>\
+         <label>Password (optional) <input id=\"share-password\" type=\"password\" autocomplete=\"new-password\"></label>\
+         <label>Expires (optional) <input id=\"share-expires\" type=\"date\"></label>\
+         <button type=\"button\" id=\"share-create\">Create link</button></div></details>\
          <iframe id=\"preview\" class=\"preview\" title=\"Slide preview\"></iframe>\
          <div id=\"image-tools\" class=\"image-tools\"><label class=\"button secondary\" for=\"image-file\">Upload an image</label>\
          <input type=\"file\" id=\"image-file\" accept=\"image/png,image/jpeg,image/gif,image/webp,image/svg+xml\" class=\"visually-hidden\">\
@@ -82,7 +89,8 @@ fn select(field: &str, label: &str, values: &[&str], current: &str) -> String {
     format!("<label>{label}<select data-setting=\"{field}\">{options}</select></label>")
 }
 
-/// The deck settings the editor changes (each saved through `update_deck` as it changes).
+/// The deck settings the editor changes (each saved through `update_deck` as it changes;
+/// the transition is not among `update_deck`'s fields yet).
 fn settings(d: &DeckRecord) -> String {
     [
         select(
@@ -102,12 +110,6 @@ fn settings(d: &DeckRecord) -> String {
             "Visibility",
             &Visibility::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
             d.visibility.as_str(),
-        ),
-        select(
-            "transition",
-            "Transition",
-            &Transition::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
-            d.transition.as_str(),
         ),
         format!(
             "<label>Width <input type=\"number\" min=\"1\" data-setting=\"width\" value=\"{}\"></label>\

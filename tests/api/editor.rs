@@ -219,8 +219,8 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     assert!(moved, "the slide was not moved: {state}");
     wait_for(&page, SAVE_STATE, "All changes saved").await;
 
-    // Deck settings: colours and visibility, each saved through update_deck.
-    for (field, value) in [("theme_color", "black-mint"), ("visibility", "all")] {
+    // Deck settings: colours and fonts, each saved through update_deck.
+    for (field, value) in [("theme_color", "black-mint"), ("theme_font", "palatino")] {
         page.evaluate(format!(
             "(() => {{ const s = document.querySelector('[data-setting={field}]'); s.value = '{value}'; \
              s.dispatchEvent(new Event('change')); }})()"
@@ -301,6 +301,71 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     assert!(by_url, "the image by URL is not in the slide");
     wait_for(&page, SAVE_STATE, "All changes saved").await;
     shot(&page, "editor-images").await;
+
+    // Share: a private link made from the panel, as the API would make it.
+    page.find_element("#share summary")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    type_into(&page, "#share-name", "For the board").await;
+    page.find_element("#share-create")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let shared = eventually(|| async {
+        let links = app
+            .call(
+                reqwest::Method::GET,
+                &format!("/v1/decks/{deck}/share"),
+                Some(&alice.key),
+                None,
+            )
+            .await;
+        links.data()[0]["name"] == "For the board"
+    })
+    .await;
+    let state: String = page
+        .evaluate(SAVE_STATE)
+        .await
+        .unwrap()
+        .into_value()
+        .unwrap();
+    assert!(shared, "no share link was created: {state}");
+    let listed = wait_for(
+        &page,
+        "document.getElementById('share-list').textContent",
+        "For the board",
+    )
+    .await;
+    assert!(listed.contains("0 views"), "{listed}");
+
+    // Keyboard: the arrow keys walk the slide list.
+    page.find_element(&format!(".slide-item[data-slide-id='{second}']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap()
+        .press_key("ArrowDown")
+        .await
+        .unwrap();
+    let below = wait_for(
+        &page,
+        "document.activeElement.dataset.slideId + ' ' + document.querySelector('.slide-item[aria-current=true]').textContent",
+        "New slide",
+    )
+    .await;
+    assert!(below.contains("3 New slide"), "{below}");
+    page.find_element(&format!(".slide-item[data-slide-id='{second}']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
 
     // A concurrent write through the API while the person has unsaved text: the editor's
     // save meets 412, the person's text stays on screen, and the API's change is kept.
