@@ -152,6 +152,47 @@ impl MoveSlides {
     }
 }
 
+/// A `group_slides` body (an extension): `slide_ids` and exactly one of `below_slide_id`
+/// and `after_stack_of_slide_id`.
+#[derive(Debug, Clone)]
+pub struct GroupSlides {
+    pub slide_ids: Vec<String>,
+    pub stacking: crate::layout::Stacking,
+}
+
+impl GroupSlides {
+    /// Parses a `group_slides` body.
+    pub fn from_json(body: Option<Value>) -> Result<Self> {
+        let Some(body) = body else {
+            return Err(Error::invalid("a JSON body with slide_ids is required"));
+        };
+        let mut fields = Fields::new(Some(body), "request body")?;
+        fields.reject_unknown(|k| {
+            matches!(
+                k,
+                "slide_ids" | "below_slide_id" | "after_stack_of_slide_id"
+            )
+        })?;
+        let slide_ids = parse_slide_ids(fields.take("slide_ids"))?;
+        let stacking = match (
+            parse_reference(&mut fields, "below_slide_id")?,
+            parse_reference(&mut fields, "after_stack_of_slide_id")?,
+        ) {
+            (Some(below), None) => crate::layout::Stacking::Below(below),
+            (None, Some(after)) => crate::layout::Stacking::AfterStack(after),
+            _ => {
+                return Err(Error::invalid(
+                    "exactly one of below_slide_id and after_stack_of_slide_id is required",
+                ));
+            }
+        };
+        Ok(GroupSlides {
+            slide_ids,
+            stacking,
+        })
+    }
+}
+
 impl RemoveSlides {
     /// Parses a `remove_slides` body.
     pub fn from_json(body: Option<Value>) -> Result<Self> {

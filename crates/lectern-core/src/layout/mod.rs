@@ -230,6 +230,97 @@ pub fn move_slides(slides: &[SlideSlot], ids: &[String], anchor: &Anchor) -> Res
     })
 }
 
+/// Where `group_slides` puts slides: what `move_slides` cannot do, start a vertical group
+/// under a horizontal slide, or leave a group when no horizontal slide follows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stacking {
+    /// Directly below the slide, in its vertical group (made when it has none).
+    Below(String),
+    /// As horizontal slides right after the slide's stack (the slide and its group).
+    AfterStack(String),
+}
+
+/// Moves the known `ids`, in the given order, as `stacking` says (`group_slides`, an
+/// extension of the interface for the editor). The same checks as [`move_slides`]; a group
+/// left with one slide ends as for any move.
+pub fn group_slides(slides: &[SlideSlot], ids: &[String], stacking: &Stacking) -> Result<Plan> {
+    let (target, field) = match stacking {
+        Stacking::Below(t) => (t, "below_slide_id"),
+        Stacking::AfterStack(t) => (t, "after_stack_of_slide_id"),
+    };
+    if ids.contains(target) {
+        return Err(Error::invalid(format!(
+            "{field}: the target slide {target:?} cannot be one of the moved slides"
+        )));
+    }
+    if index_of(slides, target).is_none() {
+        return Err(reference_not_found(field, target));
+    }
+    let present: HashSet<&str> = slides.iter().map(|s| s.id.as_str()).collect();
+    let (known, missing): (Vec<String>, Vec<String>) = ids
+        .iter()
+        .cloned()
+        .partition(|id| present.contains(id.as_str()));
+    if known.is_empty() {
+        return Err(Error::not_found("none of the slide_ids are in this deck"));
+    }
+    let moving: HashSet<&str> = known.iter().map(String::as_str).collect();
+    let rest: Vec<SlideSlot> = slides
+        .iter()
+        .filter(|s| !moving.contains(s.id.as_str()))
+        .cloned()
+        .collect();
+    let ti = index_of(&rest, target).expect("the target is not among the moved slides");
+    let mut reposition = Vec::new();
+    let (at, group) = match stacking {
+        Stacking::Below(_) => {
+            let group = match rest[ti].group {
+                Some(g) => g,
+                None => {
+                    // A new group number, shared by the target and the slides below it.
+                    let g = slides.iter().filter_map(|s| s.group).max().unwrap_or(0) + 1;
+                    reposition.push(SlideSlot {
+                        group: Some(g),
+                        ..rest[ti].clone()
+                    });
+                    g
+                }
+            };
+            (ti + 1, Some(group))
+        }
+        Stacking::AfterStack(_) => {
+            let mut end = ti + 1;
+            if let Some(g) = rest[ti].group {
+                while end < rest.len() && rest[end].group == Some(g) {
+                    end += 1;
+                }
+            }
+            (end, None)
+        }
+    };
+    let placed = place(&rest, &known, at, group);
+    let mut after = rest.clone();
+    for r in &reposition {
+        if let Some(s) = after.iter_mut().find(|s| s.id == r.id) {
+            s.group = r.group;
+        }
+    }
+    after.splice(at..at, placed.iter().cloned());
+    reposition.extend(placed);
+    for collapsed in collapse_groups_of_one(&after) {
+        match reposition.iter_mut().find(|s| s.id == collapsed.id) {
+            Some(s) => s.group = None,
+            None => reposition.push(collapsed),
+        }
+    }
+    Ok(Plan {
+        reposition,
+        count: known.len(),
+        missing,
+        ..Plan::default()
+    })
+}
+
 /// Removes the known `ids` (4.4 `remove_slides`). Removing every slide is rejected.
 pub fn remove(slides: &[SlideSlot], ids: &[String]) -> Result<Plan> {
     let present: HashSet<&str> = slides.iter().map(|s| s.id.as_str()).collect();

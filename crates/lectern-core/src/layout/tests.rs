@@ -121,6 +121,44 @@ fn moved_slides_join_the_targets_group_in_the_given_order() {
 }
 
 #[test]
+fn a_slide_put_below_a_horizontal_slide_starts_a_vertical_group_with_it() {
+    let d = deck(&[1, 1, 1]);
+    let plan = group_slides(&d, &ids(&["s2"]), &Stacking::Below("s0".into())).unwrap();
+    let after = apply(&d, &plan);
+    assert_eq!(shape(&after), stacks(&[&["s0", "s2"], &["s1"]]));
+    // Below a grouped slide it joins that group, right under it.
+    let plan = group_slides(&after, &ids(&["s1"]), &Stacking::Below("s0".into())).unwrap();
+    assert_eq!(
+        shape(&apply(&after, &plan)),
+        stacks(&[&["s0", "s1", "s2"]])
+    );
+}
+
+#[test]
+fn a_slide_taken_out_after_its_stack_is_horizontal_and_no_group_of_one_remains() {
+    let d = deck(&[2, 1]);
+    let plan = group_slides(&d, &ids(&["s1"]), &Stacking::AfterStack("s0".into())).unwrap();
+    let after = apply(&d, &plan);
+    assert_eq!(shape(&after), stacks(&[&["s0"], &["s1"], &["s2"]]));
+    assert!(after.iter().all(|s| s.group.is_none()));
+    // At the end of a deck, where move_slides has no horizontal slide to go before.
+    let d = deck(&[1, 3]);
+    let plan = group_slides(&d, &ids(&["s3"]), &Stacking::AfterStack("s1".into())).unwrap();
+    assert_eq!(
+        shape(&apply(&d, &plan)),
+        stacks(&[&["s0"], &["s1", "s2"], &["s3"]])
+    );
+    assert!(matches!(
+        group_slides(&d, &ids(&["s1"]), &Stacking::Below("s1".into())),
+        Err(Error::Invalid(_))
+    ));
+    assert!(matches!(
+        group_slides(&d, &ids(&["s1"]), &Stacking::Below("nope".into())),
+        Err(Error::NotFound(_))
+    ));
+}
+
+#[test]
 fn moving_to_a_horizontal_target_leaves_the_group_and_collapses_it() {
     let d = deck(&[1, 2]);
     let plan = move_slides(&d, &ids(&["s2"]), &Anchor::Before("s0".into())).unwrap();
@@ -227,6 +265,7 @@ enum Op {
     Add(Option<(bool, usize)>),
     Move(Vec<usize>, bool, usize),
     Remove(Vec<usize>),
+    Group(Vec<usize>, bool, usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -239,6 +278,12 @@ fn op() -> impl Strategy<Value = Op> {
         )
             .prop_map(|(v, b, t)| Op::Move(v, b, t)),
         proptest::collection::vec(0usize..45, 1..4).prop_map(Op::Remove),
+        (
+            proptest::collection::vec(0usize..45, 1..4),
+            any::<bool>(),
+            0usize..45
+        )
+            .prop_map(|(v, b, t)| Op::Group(v, b, t)),
     ]
 }
 
@@ -295,6 +340,40 @@ proptest! {
                             if before_target { prop_assert_eq!(idx.last().unwrap() + 1, t_idx); }
                             else { prop_assert_eq!(t_idx + 1, idx[0]); }
                             prop_assert_eq!(plan.count, known.len());
+                        }
+                        Err(Error::Invalid(_)) => prop_assert!(moved.contains(&target)),
+                        Err(Error::NotFound(_)) => prop_assert!(moved.iter().all(|id| before.iter().all(|s| &s.id != id))),
+                        Err(e) => return Err(TestCaseError::fail(format!("{e}"))),
+                    }
+                }
+                Op::Group(picks, below, t) => {
+                    let mut moved: Vec<String> = picks.iter().map(|&i| pick(&slides, i)).collect();
+                    let mut seen = HashSet::new();
+                    moved.retain(|id| seen.insert(id.clone()));
+                    let target = pick(&slides, t % slides.len());
+                    let stacking = if below { Stacking::Below(target.clone()) } else { Stacking::AfterStack(target.clone()) };
+                    match group_slides(&slides, &moved, &stacking) {
+                        Ok(plan) => {
+                            let known: Vec<&String> = moved.iter().filter(|id| before.iter().any(|s| &s.id == *id)).collect();
+                            slides = apply(&slides, &plan);
+                            let mut a: Vec<&String> = before.iter().map(|s| &s.id).collect();
+                            let mut b: Vec<&String> = slides.iter().map(|s| &s.id).collect();
+                            a.sort(); b.sort();
+                            prop_assert_eq!(a, b);
+                            let p = positions(&slides);
+                            let at = |id: &String| slides.iter().position(|s| &s.id == id).unwrap();
+                            let idx: Vec<usize> = known.iter().map(|id| at(id)).collect();
+                            prop_assert!(idx.windows(2).all(|w| w[1] == w[0] + 1), "not in the given order");
+                            let t_idx = at(&target);
+                            if below {
+                                // Right under the target, in its stack.
+                                prop_assert_eq!(t_idx + 1, idx[0]);
+                                for i in &idx { prop_assert_eq!(p[*i].horizontal, p[t_idx].horizontal); }
+                            } else {
+                                // Horizontal, right after the target's stack.
+                                for i in &idx { prop_assert!(p[*i].vertical.is_none()); }
+                                prop_assert_eq!(p[idx[0]].horizontal, p[t_idx].horizontal + 1);
+                            }
                         }
                         Err(Error::Invalid(_)) => prop_assert!(moved.contains(&target)),
                         Err(Error::NotFound(_)) => prop_assert!(moved.iter().all(|id| before.iter().all(|s| &s.id != id))),

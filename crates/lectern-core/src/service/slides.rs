@@ -184,6 +184,29 @@ impl Lectern {
         .await
     }
 
+    /// `group_slides` (an extension for the editor): puts slides below another in its
+    /// vertical group (starting one under a horizontal slide), or out of their group after a
+    /// stack; recorded as a `move_slides` revision.
+    pub async fn group_slides(
+        &self,
+        caller: &Caller,
+        deck_id: DeckId,
+        input: crate::slide::GroupSlides,
+        precondition: Option<Precondition>,
+    ) -> Result<SlideCount> {
+        self.apply_plan(
+            caller,
+            deck_id,
+            Operation::MoveSlides,
+            precondition,
+            move |slots| {
+                let plan = layout::group_slides(slots, &input.slide_ids, &input.stacking)?;
+                Ok(layout::unless_unchanged(slots, plan))
+            },
+        )
+        .await
+    }
+
     /// Runs a reordering `plan` of the layout rules in one edit and reports its count.
     pub(crate) async fn apply_plan(
         &self,
