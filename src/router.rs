@@ -137,6 +137,10 @@ fn rest_api(state: &AppState) -> Router<AppState> {
             patch(api::slides::move_slides),
         )
         .route(
+            "/v1/decks/{id}/slides/group",
+            patch(api::slides::group_slides),
+        )
+        .route(
             "/v1/decks/{id}/slides/{slide_id}",
             get(api::slides::get_slide).patch(api::slides::update_slide),
         )

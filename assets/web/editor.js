@@ -86,6 +86,8 @@ function label(slide) {
 }
 
 function renderList() {
+  // The list is drawn anew: keyboard focus stays on the selected slide.
+  const hadFocus = list.contains(document.activeElement);
   list.replaceChildren();
   for (const slide of editor.slides) {
     const item = document.createElement("li");
@@ -99,6 +101,7 @@ function renderList() {
     button.addEventListener("click", () => select(slide.id));
     item.append(button);
     list.append(item);
+    if (hadFocus && slide.id === editor.selected) button.focus();
   }
 }
 
@@ -276,6 +279,27 @@ function move(delta) {
   else payload.insert_after_slide_id = editor.slides[j].id;
   structural("PATCH", `/v1/decks/${deckId}/slides/move`, payload, () => id);
 }
+
+// Vertical groups (group_slides): below the slide above, or out of the group after it.
+$("group-below").addEventListener("click", () => {
+  const i = selectedIndex();
+  if (i <= 0) return;
+  const id = editor.selected;
+  const payload = { slide_ids: [id], below_slide_id: editor.slides[i - 1].id };
+  structural("PATCH", `/v1/decks/${deckId}/slides/group`, payload, () => id);
+});
+$("group-out").addEventListener("click", () => {
+  const slide = editor.slides[selectedIndex()];
+  if (!slide) return;
+  const mate = editor.slides.find(
+    (s) => s.id !== slide.id && s.position.horizontal === slide.position.horizontal,
+  );
+  if (slide.position.vertical == null || !mate) {
+    return setState("This slide is not in a vertical group", "error");
+  }
+  const payload = { slide_ids: [slide.id], after_stack_of_slide_id: mate.id };
+  structural("PATCH", `/v1/decks/${deckId}/slides/group`, payload, () => slide.id);
+});
 
 $("move-up").addEventListener("click", () => move(-1));
 $("move-down").addEventListener("click", () => move(1));

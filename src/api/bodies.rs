@@ -129,6 +129,22 @@ pub struct MoveSlidesBody {
     pub insert_after_slide_id: String,
 }
 
+/// `group_slides` (an extension): exactly one of the two target fields.
+#[derive(Serialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GroupSlidesBody {
+    /// 1..200 unique slide ids; the order given is the resulting order.
+    #[schema(min_items = 1, max_items = 200)]
+    pub slide_ids: Vec<String>,
+    /// The slides go directly below this one, in its vertical group (made when it has none).
+    #[schema(required = false)]
+    pub below_slide_id: String,
+    /// The slides go right after this slide's stack (it and its vertical group), each as a
+    /// horizontal slide.
+    #[schema(required = false)]
+    pub after_stack_of_slide_id: String,
+}
+
 /// `create_deck_share` (4.5): every field optional.
 #[derive(Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]

@@ -51,6 +51,7 @@ impl Modify for BearerAuth {
         api::slides::get_slide,
         api::slides::update_slide,
         api::slides::move_slides,
+        api::slides::group_slides,
         api::shares::list_deck_shares,
         api::shares::create_deck_share,
         api::shares::revoke_deck_share,

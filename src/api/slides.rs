@@ -116,6 +116,31 @@ pub async fn update_slide(
     ))
 }
 
+/// `group_slides` (an extension for the editor): puts slides directly below another in its
+/// vertical group (starting a group under a horizontal slide), or out of their group right
+/// after a stack; what `move_slides` cannot express. Recorded as a `move_slides` revision.
+#[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/group", operation_id = "group_slides",
+    request_body(content = crate::api::bodies::GroupSlidesBody, content_type = "application/json"), tag = "slides",
+    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
+    responses((status = 200, description = "Success", body = Envelope<SlideCount>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
+        (status = 404, description = "Not found", body = ErrorBody), (status = 412, description = "If-Match does not hold: the deck changed; the body's revision is the current one", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    security(("bearer" = []), ("oauth2" = ["manage"])))]
+pub async fn group_slides(
+    State(state): State<AppState>,
+    Manage(caller): Manage,
+    IdPath(deck_id): IdPath,
+    IfMatch(precondition): IfMatch,
+    JsonBody(body): JsonBody,
+) -> Result<Json<Envelope<SlideCount>>, ApiError> {
+    let input = lectern_core::slide::GroupSlides::from_json(body)?;
+    Ok(data(
+        state
+            .core
+            .group_slides(&caller, deck_id, input, precondition)
+            .await?,
+    ))
+}
+
 /// `move_slides`: moves slides, in the given order, before or after a target slide.
 #[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/move", operation_id = "move_slides",
     request_body(content = MoveSlidesBody, content_type = "application/json"), tag = "slides",

@@ -36,7 +36,9 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <ol id=\"slide-list\" class=\"slide-list\"></ol>\
          <div class=\"slide-tools\"><button type=\"button\" id=\"move-up\" class=\"secondary\">Move up</button>\
          <button type=\"button\" id=\"move-down\" class=\"secondary\">Move down</button>\
-         <button type=\"button\" id=\"delete-slide\" class=\"danger\">Delete</button></div></aside>\
+         <button type=\"button\" id=\"delete-slide\" class=\"danger\">Delete</button></div>\
+         <div class=\"slide-tools\"><button type=\"button\" id=\"group-below\" class=\"secondary\" title=\"Put this slide below the slide above it (a vertical group)\">Below the one above</button>\
+         <button type=\"button\" id=\"group-out\" class=\"secondary\" title=\"Take this slide out of its vertical group\">Out of the group</button></div></aside>\
          <section class=\"stage\" aria-label=\"Selected slide\">\
          <details class=\"settings panel\"><summary>Deck settings</summary><div class=\"settings-grid\">{settings}</div></details>\
          <details id=\"share\" class=\"settings panel\"><summary>Share</summary>\

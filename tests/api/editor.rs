@@ -219,6 +219,75 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     assert!(moved, "the slide was not moved: {state}");
     wait_for(&page, SAVE_STATE, "All changes saved").await;
 
+    // A vertical group: the new slide (third) below Numbers, then out again.
+    let new_slide = app.list_slides(&alice.key, deck, "").await.data()[2]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    page.find_element(&format!(".slide-item[data-slide-id='{new_slide}']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &page,
+        "document.querySelector('.slide-item[aria-current=true]').dataset.slideId",
+        &new_slide,
+    )
+    .await;
+    page.find_element("#group-below")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let grouped = eventually(|| async {
+        let s = app.list_slides(&alice.key, deck, "").await;
+        s.data()[1]["position"] == json!({"horizontal": 1, "vertical": 0})
+            && s.data()[2]["position"] == json!({"horizontal": 1, "vertical": 1})
+    })
+    .await;
+    assert!(grouped, "no vertical group was made");
+    let listed = wait_for(
+        &page,
+        "[...document.querySelectorAll('.slide-list li')].map(l => l.className + ':' + l.textContent).join('|')",
+        "below:2.2",
+    )
+    .await;
+    assert!(listed.contains("below:2.2 New slide"), "{listed}");
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+    page.find_element("#group-out")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let out = eventually(|| async {
+        let s = app.list_slides(&alice.key, deck, "").await;
+        s.data()
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|x| x["position"]["vertical"].is_null())
+            && s.data()[2]["id"] == new_slide.as_str()
+    })
+    .await;
+    assert!(out, "the slide did not leave the group");
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+    page.find_element(&format!(".slide-item[data-slide-id='{second}']"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &page,
+        "document.querySelector('.slide-item[aria-current=true]').dataset.slideId",
+        &second,
+    )
+    .await;
+
     // Deck settings: colours and fonts, each saved through update_deck.
     for (field, value) in [("theme_color", "black-mint"), ("theme_font", "palatino")] {
         page.evaluate(format!(
@@ -348,6 +417,15 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
         .await
         .unwrap()
         .click()
+        .await
+        .unwrap();
+    wait_for(
+        &page,
+        "document.activeElement.dataset.slideId || ''",
+        &second,
+    )
+    .await;
+    page.find_element(&format!(".slide-item[data-slide-id='{second}']"))
         .await
         .unwrap()
         .press_key("ArrowDown")

@@ -28,6 +28,7 @@ const OPERATIONS: &[(&str, &str)] = &[
     ("GET", "/v1/decks/1/exports/1"),
     ("GET", "/v1/team/decks"),
     ("GET", "/v1/team/decks/1"),
+    ("PATCH", "/v1/decks/1/slides/group"),
     ("POST", "/v1/media"),
     ("GET", "/v1/media"),
     ("GET", "/v1/media/abc"),
@@ -175,6 +176,7 @@ async fn the_openapi_document_describes_every_operation_built() {
     let mut expected = crate::common::OPERATIONS.to_vec();
     expected.extend(crate::common::REVISION_OPERATIONS);
     expected.extend(crate::common::MEDIA_OPERATIONS);
+    expected.push("group_slides");
     expected.sort();
     assert_eq!(ids, expected);
     assert_eq!(

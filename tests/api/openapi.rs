@@ -46,6 +46,10 @@ const BODIES: &[(&str, &[&str])] = &[
         ],
     ),
     ("remove_slides", &["slide_ids"]),
+    (
+        "group_slides",
+        &["slide_ids", "below_slide_id", "after_stack_of_slide_id"],
+    ),
     ("update_slide", &["html", "notes"]),
     (
         "move_slides",
@@ -109,7 +113,7 @@ async fn every_operation_documents_its_errors_scope_and_body() {
     assert!(flow["scopes"]["read"].is_string() && flow["scopes"]["manage"].is_string());
 
     let ops = operations(doc);
-    assert_eq!(ops.len(), 29);
+    assert_eq!(ops.len(), 30);
     for (id, op) in &ops {
         for status in ["401", "429", "200"] {
             let documented = op["responses"][status].is_object()

@@ -128,10 +128,7 @@ fn a_slide_put_below_a_horizontal_slide_starts_a_vertical_group_with_it() {
     assert_eq!(shape(&after), stacks(&[&["s0", "s2"], &["s1"]]));
     // Below a grouped slide it joins that group, right under it.
     let plan = group_slides(&after, &ids(&["s1"]), &Stacking::Below("s0".into())).unwrap();
-    assert_eq!(
-        shape(&apply(&after, &plan)),
-        stacks(&[&["s0", "s1", "s2"]])
-    );
+    assert_eq!(shape(&apply(&after, &plan)), stacks(&[&["s0", "s1", "s2"]]));
 }
 
 #[test]
