@@ -37,10 +37,15 @@ function setState(text, kind) {
   stateBox.dataset.state = kind;
 }
 
-async function api(method, path, payload, precondition) {
+/** Revisions to go back to (each the deck's revision before one of this page's writes),
+ * and to go forward to again after an undo. */
+const undoable = { undo: [], redo: [] };
+
+async function api(method, path, payload, precondition, remember = true) {
   const headers = { "X-CSRF-Token": csrf, Accept: "application/json" };
   if (payload !== undefined) headers["Content-Type"] = "application/json";
-  if (precondition) headers["If-Match"] = `"${deckId}-${editor.revision}"`;
+  const before = editor.revision;
+  if (precondition) headers["If-Match"] = `"${deckId}-${before}"`;
   const response = await fetch(path, {
     method,
     headers,
@@ -52,6 +57,11 @@ async function api(method, path, payload, precondition) {
     json = await response.json();
   } catch (_) {
     json = null;
+  }
+  const changed = json && json.data && json.data.revision > before;
+  if (precondition && remember && response.ok && changed) {
+    undoable.undo.push(before);
+    undoable.redo = [];
   }
   return { status: response.status, json };
 }
@@ -279,6 +289,41 @@ function move(delta) {
   else payload.insert_after_slide_id = editor.slides[j].id;
   structural("PATCH", `/v1/decks/${deckId}/slides/move`, payload, () => id);
 }
+
+// Undo and redo across every kind of change: the deck is restored to the revision before
+// (or after) one of this page's changes, as a new revision; nothing in the history is lost.
+async function travel(from, to) {
+  await save();
+  if (editor.dirty.size > 0 || editor.conflict) return;
+  const target = from.pop();
+  if (target === undefined) return setState("Nothing to undo", "saved");
+  setState("Saving…", "saving");
+  const current = editor.revision;
+  const r = await api("POST", `/v1/decks/${deckId}/revisions/${target}/restore`, undefined, true, false);
+  if (r.status === 412) {
+    from.push(target);
+    return showConflict("The deck changed elsewhere since your last change; reload to see it.");
+  }
+  if (r.status !== 200) {
+    from.push(target);
+    return setState((r.json && r.json.error) || "Not restored", "error");
+  }
+  followRevision(r.json);
+  to.push(current);
+  await refresh(editor.selected);
+}
+const undo = () => travel(undoable.undo, undoable.redo);
+const redo = () => travel(undoable.redo, undoable.undo);
+$("undo").addEventListener("click", undo);
+$("redo").addEventListener("click", redo);
+document.addEventListener("keydown", (event) => {
+  if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z") return;
+  // Inside a text field the browser's own undo edits the text.
+  if (event.target instanceof Element && event.target.closest("textarea, input, select")) return;
+  event.preventDefault();
+  if (event.shiftKey) redo();
+  else undo();
+});
 
 // Vertical groups (group_slides): below the slide above, or out of the group after it.
 $("group-below").addEventListener("click", () => {

@@ -108,7 +108,7 @@ fn consent_page(
          <p>After you answer you go back to <strong>{}</strong>.</p>\
          <form method=\"post\" action=\"/oauth/authorize\">{fields}\
          <button type=\"submit\" name=\"decision\" value=\"approve\">Allow</button> \
-         <button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button></form>",
+         <button type=\"submit\" name=\"decision\" value=\"deny\" class=\"secondary\">Deny</button></form>",
         escape(username),
         escape(&req.client_name),
         escape(req.redirect_host()),

@@ -29,6 +29,8 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <header class=\"site-header editor-header\"><a class=\"brand\" href=\"/\">Lectern</a>\
          <label class=\"deck-title\">Title <input id=\"deck-title\" maxlength=\"255\" value=\"{title}\"></label>\
          <span id=\"save-state\" class=\"save-state\" role=\"status\" aria-live=\"polite\">Loading…</span>\
+         <button type=\"button\" id=\"undo\" class=\"secondary\" title=\"Undo (Ctrl+Z)\">Undo</button>\
+         <button type=\"button\" id=\"redo\" class=\"secondary\" title=\"Redo (Ctrl+Shift+Z)\">Redo</button>\
          <nav aria-label=\"Deck\"><a href=\"{view}\">View</a><a href=\"{view}/present\" target=\"_blank\" rel=\"noopener\">Present</a></nav></header>\
          <div id=\"conflict\" class=\"conflict\" role=\"alert\" hidden></div>\
          <div class=\"editor\"><aside class=\"slide-panel\" aria-label=\"Slides\">\

@@ -275,6 +275,42 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     .await;
     assert!(out, "the slide did not leave the group");
     wait_for(&page, SAVE_STATE, "All changes saved").await;
+    // Undo brings the group back (a restore revision), redo takes the slide out again.
+    let vertical_of_new = || async {
+        let s = app.list_slides(&alice.key, deck, "").await;
+        s.data()[2]["position"]["vertical"].clone()
+    };
+    page.find_element("#undo")
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    let undone = eventually(|| async { vertical_of_new().await == json!(1) }).await;
+    assert!(undone, "undo did not bring the group back");
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+    // Ctrl+Shift+Z outside the text fields is redo.
+    page.evaluate("document.activeElement.blur()")
+        .await
+        .unwrap();
+    page.evaluate(
+        "document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Z', ctrlKey: true, shiftKey: true, bubbles: true }))",
+    )
+    .await
+    .unwrap();
+    let redone = eventually(|| async { vertical_of_new().await.is_null() }).await;
+    assert!(redone, "redo did not take the slide out again");
+    let history = app
+        .call(
+            reqwest::Method::GET,
+            &format!("/v1/decks/{deck}/revisions"),
+            Some(&alice.key),
+            None,
+        )
+        .await;
+    assert_eq!(history.data()[0]["operation"], "restore");
+    assert_eq!(history.data()[0]["author"]["via"], "web");
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
     page.find_element(&format!(".slide-item[data-slide-id='{second}']"))
         .await
         .unwrap()
