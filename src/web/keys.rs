@@ -11,7 +11,7 @@ use lectern_core::secret;
 use lectern_core::store::SessionInfo;
 
 use crate::app::AppState;
-use crate::web::page::{error_page, escape, hidden, page, see_other};
+use crate::web::page::{error_page, escape, hidden, see_other, signed_in_page};
 use crate::web::session::MaybeSession;
 
 async fn keys_page(state: &AppState, session: &SessionInfo, new_key: Option<&str>) -> Response {
@@ -49,7 +49,7 @@ async fn keys_page(state: &AppState, session: &SessionInfo, new_key: Option<&str
         "<h2>New key</h2><form method=\"post\" action=\"/users/api\">{csrf}<p><label>Label <input name=\"label\" maxlength=\"100\"></label> <button type=\"submit\">Create key</button></p></form>\
          <form method=\"post\" action=\"/logout\">{csrf}<p><button type=\"submit\">Sign out</button></p></form>"
     ));
-    page(StatusCode::OK, "API keys", &body)
+    signed_in_page(StatusCode::OK, "API keys", &body, session)
 }
 
 fn csrf_ok(session: &SessionInfo, form: &HashMap<String, String>) -> bool {

@@ -585,3 +585,71 @@ async fn only_the_owner_gets_the_editor_and_strangers_learn_nothing() {
     assert_eq!(r.status(), 404);
     assert_eq!(unknown.status(), 404);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_page_wears_the_sites_stylesheet_in_chromium() {
+    let Some(bin) = chromium() else {
+        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.team_user("alice", "crew").await;
+    let deck = app
+        .create_deck(&alice.key, json!({"title": "Shown", "visibility": "all"}))
+        .await;
+    let private = app.new_deck(&alice.key, "Kept").await;
+    let share = app
+        .call(
+            reqwest::Method::POST,
+            &format!("/v1/decks/{private}/share"),
+            Some(&alice.key),
+            Some(json!({"name": "Board", "password": "open sesame"})),
+        )
+        .await;
+    share.expect(201);
+    let share_url = share.data()["url"].as_str().unwrap().to_string();
+    let chromium = crate::common::Headless::launch(bin, 1280, 800).await;
+    let page = chromium.browser.new_page("about:blank").await.unwrap();
+
+    // Signed out first: the home page and the sign-in form, then the person's pages.
+    let signed_out = [
+        ("home-signed-out", format!("{}/", app.base)),
+        ("login", format!("{}/login", app.base)),
+    ];
+    for (name, url) in &signed_out {
+        page.goto(url.as_str()).await.unwrap();
+        styled(&page, name).await;
+    }
+    sign_in(&page, &app, &alice).await;
+    let edit = deck.data()["urls"]["edit"].as_str().unwrap().to_string();
+    let pages = [
+        ("home", format!("{}/", app.base)),
+        ("home-trash", format!("{}/?tab=trash", app.base)),
+        ("home-team", format!("{}/?tab=team", app.base)),
+        ("api-keys", format!("{}/users/api", app.base)),
+        ("api-reference", format!("{}/v1/docs", app.base)),
+        ("profile", format!("{}/alice", app.base)),
+        ("team", format!("{}/teams/crew", app.base)),
+        ("not-found", format!("{}/alice/no-such-deck", app.base)),
+        ("share-password", share_url),
+        ("editor", edit),
+    ];
+    for (name, url) in &pages {
+        page.goto(url.as_str()).await.unwrap();
+        styled(&page, name).await;
+    }
+    chromium.close().await;
+}
+
+/// Asserts the page loaded `site.css` under its Content-Security-Policy (the header is laid
+/// out by it), and saves a screenshot as `target/page-<name>.png`.
+async fn styled(page: &Page, name: &str) {
+    let js = "(() => { const h = document.querySelector('.site-header'); \
+              return h && document.readyState === 'complete' ? getComputedStyle(h).display : 'missing'; })()";
+    let display = wait_for(page, js, "flex").await;
+    assert_eq!(
+        display, "flex",
+        "{name}: the site's stylesheet did not apply"
+    );
+    shot(page, &format!("page-{name}")).await;
+}
