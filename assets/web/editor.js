@@ -109,10 +109,46 @@ function renderList() {
     button.textContent = label(slide);
     button.setAttribute("aria-current", slide.id === editor.selected ? "true" : "false");
     button.addEventListener("click", () => select(slide.id));
+    button.draggable = true;
+    button.addEventListener("dragstart", (event) => {
+      event.dataTransfer.setData("application/x-lectern-slide", slide.id);
+      event.dataTransfer.effectAllowed = "move";
+    });
+    button.addEventListener("dragover", (event) => {
+      if (![...event.dataTransfer.types].includes("application/x-lectern-slide")) return;
+      event.preventDefault();
+      button.dataset.drop = dropKind(event, button);
+    });
+    button.addEventListener("dragleave", () => delete button.dataset.drop);
+    button.addEventListener("drop", (event) => {
+      const moved = event.dataTransfer.getData("application/x-lectern-slide");
+      delete button.dataset.drop;
+      if (!moved || moved === slide.id) return;
+      event.preventDefault();
+      dropSlide(moved, slide.id, dropKind(event, button));
+    });
     item.append(button);
     list.append(item);
     if (hadFocus && slide.id === editor.selected) button.focus();
   }
+}
+
+/** Where a slide dropped on `button` goes: its right part puts it below that slide (a
+ * vertical group); the upper and lower halves before and after it. */
+function dropKind(event, button) {
+  const box = button.getBoundingClientRect();
+  if (event.clientX > box.left + box.width * 0.6) return "below";
+  return event.clientY < box.top + box.height / 2 ? "before" : "after";
+}
+
+/** Drag and drop in the slide list: the same operations as the buttons. */
+function dropSlide(moved, target, kind) {
+  const path = kind === "below" ? "group" : "move";
+  const payload = { slide_ids: [moved] };
+  if (kind === "below") payload.below_slide_id = target;
+  else if (kind === "before") payload.insert_before_slide_id = target;
+  else payload.insert_after_slide_id = target;
+  structural("PATCH", `/v1/decks/${deckId}/slides/${path}`, payload, () => moved);
 }
 
 function showPreview() {

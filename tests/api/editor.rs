@@ -48,6 +48,20 @@ where
     false
 }
 
+/// Clicks the element `selector` names, as a person would; retried while the list redraws
+/// (the node found may be replaced before the click lands).
+async fn click(page: &Page, selector: &str) {
+    for _ in 0..100 {
+        if let Ok(element) = page.find_element(selector).await
+            && element.click().await.is_ok()
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{selector} cannot be clicked");
+}
+
 const SAVE_STATE: &str = "document.getElementById('save-state').textContent";
 
 async fn shot(page: &Page, name: &str) {
@@ -79,12 +93,7 @@ async fn sign_in(page: &Page, app: &TestApp, user: &TestUser) {
     page.wait_for_navigation().await.unwrap();
     type_into(page, "input[name=username]", &user.username).await;
     type_into(page, "input[name=password]", "a long password").await;
-    page.find_element("button[type=submit]")
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&page, "button[type=submit]").await;
     let home = wait_for(page, "document.title", "Your decks").await;
     assert!(home.contains("Your decks"), "after sign-in: {home}");
 }
@@ -170,12 +179,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
 
     // Add a slide after the selected (first) one: Opening, New slide, Numbers. Then move
     // Numbers up: Opening, Numbers, New slide.
-    page.find_element("#add-slide")
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&page, "#add-slide").await;
     let grown = eventually(|| async {
         app.list_slides(&alice.key, deck, "").await.json["meta"]["total"] == 3
     })
@@ -187,24 +191,14 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
         "New slide",
     )
     .await;
-    page.find_element(&format!(".slide-item[data-slide-id='{second}']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&page, &format!(".slide-item[data-slide-id='{second}']")).await;
     wait_for(
         &page,
         "document.querySelector('.slide-item[aria-current=true]').dataset.slideId",
         &second,
     )
     .await;
-    page.find_element("#move-up")
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&page, "#move-up").await;
     let moved = eventually(|| async {
         let ids = app.list_slides(&alice.key, deck, "").await;
         ids.data()[0]["id"] == first.as_str() && ids.data()[1]["id"] == second.as_str()
@@ -224,24 +218,14 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
         .as_str()
         .unwrap()
         .to_string();
-    page.find_element(&format!(".slide-item[data-slide-id='{new_slide}']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&page, &format!(".slide-item[data-slide-id='{new_slide}']")).await;
     wait_for(
         &page,
         "document.querySelector('.slide-item[aria-current=true]').dataset.slideId",
         &new_slide,
     )
     .await;
-    page.find_element("#group-below")
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&page, "#group-below").await;
     let grouped = eventually(|| async {
         let s = app.list_slides(&alice.key, deck, "").await;
         s.data()[1]["position"] == json!({"horizontal": 1, "vertical": 0})
@@ -257,12 +241,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     .await;
     assert!(listed.contains("below:2.2 New slide"), "{listed}");
     wait_for(&page, SAVE_STATE, "All changes saved").await;
-    page.find_element("#group-out")
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&page, "#group-out").await;
     let out = eventually(|| async {
         let s = app.list_slides(&alice.key, deck, "").await;
         s.data()
@@ -280,12 +259,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
         let s = app.list_slides(&alice.key, deck, "").await;
         s.data()[2]["position"]["vertical"].clone()
     };
-    page.find_element("#undo")
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&page, "#undo").await;
     let undone = eventually(|| async { vertical_of_new().await == json!(1) }).await;
     assert!(undone, "undo did not bring the group back");
     wait_for(&page, SAVE_STATE, "All changes saved").await;
@@ -311,12 +285,63 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     assert_eq!(history.data()[0]["operation"], "restore");
     assert_eq!(history.data()[0]["author"]["via"], "web");
     wait_for(&page, SAVE_STATE, "All changes saved").await;
-    page.find_element(&format!(".slide-item[data-slide-id='{second}']"))
-        .await
-        .unwrap()
-        .click()
+    click(&page, &format!(".slide-item[data-slide-id='{second}']")).await;
+    wait_for(
+        &page,
+        "document.querySelector('.slide-item[aria-current=true]').dataset.slideId",
+        &second,
+    )
+    .await;
+
+    // Drag and drop in the slide list: the new slide dropped on the right part of Opening
+    // goes below it (a vertical group); then dropped on the upper half of Opening, before it.
+    let drag = |moved: &str, target: &str, x: f64, y: f64| {
+        format!(
+            "(() => {{ const from = document.querySelector(\".slide-item[data-slide-id='{moved}']\"); \
+             const to = document.querySelector(\".slide-item[data-slide-id='{target}']\"); \
+             const box = to.getBoundingClientRect(); const data = new DataTransfer(); \
+             const at = {{ clientX: box.left + box.width * {x}, clientY: box.top + box.height * {y}, dataTransfer: data, bubbles: true, cancelable: true }}; \
+             from.dispatchEvent(new DragEvent('dragstart', at)); \
+             to.dispatchEvent(new DragEvent('dragover', at)); \
+             to.dispatchEvent(new DragEvent('drop', at)); }})()"
+        )
+    };
+    page.evaluate(drag(&new_slide, &first, 0.9, 0.5))
         .await
         .unwrap();
+    let below = eventually(|| async {
+        let s = app.list_slides(&alice.key, deck, "").await;
+        s.data()[0]["id"] == first.as_str()
+            && s.data()[1]["id"] == new_slide.as_str()
+            && s.data()[1]["position"] == json!({"horizontal": 0, "vertical": 1})
+    })
+    .await;
+    assert!(below, "the dropped slide is not below Opening");
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+    // Before a slide of a group is inside that group, as with move_slides.
+    page.evaluate(drag(&new_slide, &first, 0.2, 0.2))
+        .await
+        .unwrap();
+    let before = eventually(|| async {
+        let s = app.list_slides(&alice.key, deck, "").await;
+        s.data()[0]["id"] == new_slide.as_str()
+            && s.data()[0]["position"] == json!({"horizontal": 0, "vertical": 0})
+            && s.data()[1]["id"] == first.as_str()
+    })
+    .await;
+    assert!(before, "the dropped slide is not before Opening");
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+    // Back where it was (third), for what follows.
+    page.evaluate(drag(&new_slide, &second, 0.2, 0.8))
+        .await
+        .unwrap();
+    let back = eventually(|| async {
+        app.list_slides(&alice.key, deck, "").await.data()[2]["id"] == new_slide.as_str()
+    })
+    .await;
+    assert!(back, "the dropped slide is not after Numbers");
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+    click(&page, &format!(".slide-item[data-slide-id='{second}']")).await;
     wait_for(
         &page,
         "document.querySelector('.slide-item[aria-current=true]').dataset.slideId",
@@ -390,12 +415,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     assert!(media_url.ends_with(".png"), "{media_url}");
     wait_for(&page, SAVE_STATE, "All changes saved").await;
     type_into(&page, "#image-url", "https://images.example.org/chart.svg").await;
-    page.find_element("#insert-url")
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&page, "#insert-url").await;
     let by_url = eventually(|| async {
         let html = app.get_slide(&alice.key, deck, &second).await.data()["html"].clone();
         html.as_str()
@@ -408,19 +428,9 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     shot(&page, "editor-images").await;
 
     // Share: a private link made from the panel, as the API would make it.
-    page.find_element("#share summary")
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&page, "#share summary").await;
     type_into(&page, "#share-name", "For the board").await;
-    page.find_element("#share-create")
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&page, "#share-create").await;
     let shared = eventually(|| async {
         let links = app
             .call(
@@ -449,12 +459,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     assert!(listed.contains("0 views"), "{listed}");
 
     // Keyboard: the arrow keys walk the slide list.
-    page.find_element(&format!(".slide-item[data-slide-id='{second}']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&page, &format!(".slide-item[data-slide-id='{second}']")).await;
     wait_for(
         &page,
         "document.activeElement.dataset.slideId || ''",
@@ -474,12 +479,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     )
     .await;
     assert!(below.contains("3 New slide"), "{below}");
-    page.find_element(&format!(".slide-item[data-slide-id='{second}']"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    click(&page, &format!(".slide-item[data-slide-id='{second}']")).await;
 
     // A concurrent write through the API while the person has unsaved text: the editor's
     // save meets 412, the person's text stays on screen, and the API's change is kept.
