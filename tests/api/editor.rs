@@ -93,7 +93,7 @@ async fn sign_in(page: &Page, app: &TestApp, user: &TestUser) {
     page.wait_for_navigation().await.unwrap();
     type_into(page, "input[name=username]", &user.username).await;
     type_into(page, "input[name=password]", "a long password").await;
-    click(&page, "button[type=submit]").await;
+    click(page, "button[type=submit]").await;
     let home = wait_for(page, "document.title", "Your decks").await;
     assert!(home.contains("Your decks"), "after sign-in: {home}");
 }
