@@ -176,8 +176,77 @@ async function select(id) {
   editor.loaded = { id, html: r.json.data.html, notes: r.json.data.notes || "" };
   htmlBox.value = editor.loaded.html;
   notesBox.value = editor.loaded.notes;
+  renderBlocks();
   renderList();
   showPreview();
+}
+
+// Slides in Slides.com block markup (div.sl-block with data-block-type and a style giving
+// left/top/width/height, around div.sl-block-content): each block's content and place are
+// edited on their own; the rest of the slide's markup is left as it was.
+const PLACE = ["left", "top", "width", "height"];
+
+function parsedSlide() {
+  const doc = new DOMParser().parseFromString(htmlBox.value, "text/html");
+  return doc.body.querySelector("section");
+}
+
+function renderBlocks() {
+  const panel = $("blocks");
+  const blockList = $("block-list");
+  blockList.replaceChildren();
+  const section = parsedSlide();
+  const blocks = section ? [...section.querySelectorAll(".sl-block")] : [];
+  panel.hidden = blocks.length === 0;
+  blocks.forEach((block, index) => {
+    const item = document.createElement("li");
+    item.className = "block";
+    const heading = document.createElement("div");
+    heading.className = "block-heading";
+    heading.textContent = `${block.dataset.blockType || "block"} ${block.dataset.blockId || index + 1}`;
+    item.append(heading);
+    const place = document.createElement("div");
+    place.className = "block-place";
+    for (const side of PLACE) {
+      const label = document.createElement("label");
+      label.textContent = side;
+      const input = document.createElement("input");
+      input.type = "number";
+      input.dataset.block = String(index);
+      input.dataset.side = side;
+      input.value = Number.parseFloat(block.style.getPropertyValue(side)) || 0;
+      input.addEventListener("input", () => editBlock(index, (b) => {
+        b.style.setProperty(side, `${Math.round(Number(input.value) || 0)}px`);
+      }));
+      label.append(input);
+      place.append(label);
+    }
+    item.append(place);
+    const content = block.querySelector(".sl-block-content");
+    if (content) {
+      const text = document.createElement("textarea");
+      text.className = "block-content";
+      text.rows = 2;
+      text.dataset.block = String(index);
+      text.value = content.innerHTML;
+      text.setAttribute("aria-label", `Content of block ${index + 1}`);
+      text.addEventListener("input", () => editBlock(index, (b) => {
+        b.querySelector(".sl-block-content").innerHTML = text.value;
+      }));
+      item.append(text);
+    }
+    blockList.append(item);
+  });
+}
+
+/** Changes block `index` of the slide with `change` and keeps everything else as it was. */
+function editBlock(index, change) {
+  const section = parsedSlide();
+  const block = section && section.querySelectorAll(".sl-block")[index];
+  if (!block) return;
+  change(block);
+  htmlBox.value = section.outerHTML;
+  changed("slide");
 }
 
 function changed(what) {
@@ -523,6 +592,7 @@ list.addEventListener("keydown", (event) => {
 });
 
 htmlBox.addEventListener("input", () => changed("slide"));
+htmlBox.addEventListener("change", renderBlocks);
 notesBox.addEventListener("input", () => changed("slide"));
 titleBox.addEventListener("input", () => changed("title"));
 

@@ -56,6 +56,9 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <label>or by URL <input id=\"image-url\" type=\"url\" placeholder=\"https://…/picture.png\"></label>\
          <button type=\"button\" id=\"insert-url\" class=\"secondary\">Insert image</button>\
          <span class=\"muted\">(or drop an image file on the slide)</span></div>\
+         <section id=\"blocks\" class=\"panel blocks\" aria-labelledby=\"blocks-title\" hidden><h2 id=\"blocks-title\">Blocks</h2>\
+         <p class=\"muted\">This slide is in block markup: each block's content and place on the canvas (pixels).</p>\
+         <ol id=\"block-list\" class=\"block-list\"></ol></section>\
          <label class=\"field\">Slide HTML (one &lt;section&gt;)<textarea id=\"slide-html\" spellcheck=\"false\" rows=\"10\"></textarea></label>\
          <label class=\"field\">Speaker notes<textarea id=\"slide-notes\" rows=\"4\"></textarea></label>\
          </section></div></body></html>\n",

@@ -653,3 +653,114 @@ async fn styled(page: &Page, name: &str) {
     );
     shot(page, &format!("page-{name}")).await;
 }
+
+/// The part of `html` from block `id`'s opening tag to the next block (or the section's end).
+fn block_markup<'a>(html: &'a str, id: &str) -> &'a str {
+    let marker = format!("data-block-id=\"{id}\"");
+    let at = html
+        .find(&marker)
+        .unwrap_or_else(|| panic!("block {id} in {html}"));
+    let start = html[..at].rfind("<div").unwrap();
+    let end = html[at..]
+        .find("<div class=\"sl-block\"")
+        .map_or(html.len(), |e| at + e);
+    &html[start..end]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_block_markup_slide_changes_one_block_and_leaves_the_others_as_they_were() {
+    let Some(bin) = chromium() else {
+        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    // Slides.com block markup, as its public API clients write it.
+    let slide = "<section><div class=\"sl-block\" data-block-type=\"text\" data-block-id=\"t1\" style=\"left:80px;top:60px;width:600px;height:120px;z-index:1\">\
+        <div class=\"sl-block-content\" style=\"font-size:48px;color:#222\"><h2>Old heading</h2></div></div>\
+        <div class=\"sl-block\" data-block-type=\"text\" data-block-id=\"t2\" style=\"left:80px;top:220px;width:800px;height:200px;z-index:2\">\
+        <div class=\"sl-block-content\" data-placeholder-tag=\"p\"><p>Keep <strong>me</strong> exactly.</p></div></div>\
+        <div class=\"sl-block\" data-block-type=\"image\" data-block-id=\"i1\" style=\"left:900px;top:60px;width:300px;height:200px\">\
+        <div class=\"sl-block-content\"><img src=\"https://images.example.org/logo.png\" alt=\"Logo\"></div></div></section>";
+    let r = app
+        .create_deck(&alice.key, json!({"title": "Blocks", "slides": [{"html": slide}, {"html": "<section><h1>Free <em>HTML</em></h1></section>"}]}))
+        .await;
+    r.expect(201);
+    let deck = r.data()["id"].as_i64().unwrap();
+    let edit = r.data()["urls"]["edit"].as_str().unwrap().to_string();
+    let first = r.data()["slide_ids"][0].as_str().unwrap().to_string();
+    let other = r.data()["slide_ids"][1].as_str().unwrap().to_string();
+    let before = app.get_slide(&alice.key, deck, &first).await.data()["html"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let free_before = app.get_slide(&alice.key, deck, &other).await.data()["html"].clone();
+
+    let chromium = crate::common::Headless::launch(bin, 1280, 900).await;
+    let page = chromium.browser.new_page("about:blank").await.unwrap();
+    sign_in(&page, &app, &alice).await;
+    page.goto(edit.as_str()).await.unwrap();
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+    let heads = wait_for(
+        &page,
+        "[...document.querySelectorAll('.block-heading')].map(h => h.textContent).join('|')",
+        "image i1",
+    )
+    .await;
+    assert_eq!(heads, "text t1|text t2|image i1");
+    shot(&page, "editor-blocks").await;
+
+    // The person rewrites the first block's heading and moves it 40 px to the right.
+    page.evaluate(
+        "(() => { const t = document.querySelector('.block-content[data-block=\"0\"]'); t.focus(); t.select(); })()",
+    )
+    .await
+    .unwrap();
+    page.find_element(".block-content[data-block='0']")
+        .await
+        .unwrap()
+        .type_str("<h2>New heading</h2>")
+        .await
+        .unwrap();
+    page.evaluate(
+        "(() => { const i = document.querySelector('input[data-block=\"0\"][data-side=\"left\"]'); i.focus(); i.select(); })()",
+    )
+    .await
+    .unwrap();
+    page.find_element("input[data-block='0'][data-side='left']")
+        .await
+        .unwrap()
+        .type_str("120")
+        .await
+        .unwrap();
+    let saved = eventually(|| async {
+        let html = app.get_slide(&alice.key, deck, &first).await.data()["html"].clone();
+        let html = html.as_str().unwrap_or("");
+        html.contains("New heading") && block_markup(html, "t1").contains("left: 120px")
+    })
+    .await;
+    let after = app.get_slide(&alice.key, deck, &first).await.data()["html"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(saved, "the block edit was not saved: {after}");
+    // The first block keeps its other styles; the other blocks are exactly as they were.
+    let t1 = block_markup(&after, "t1");
+    for kept in [
+        "top: 60px",
+        "width: 600px",
+        "z-index: 1",
+        "font-size:48px;color:#222",
+    ] {
+        assert!(t1.contains(kept), "{kept} lost: {t1}");
+    }
+    assert!(!after.contains("Old heading"));
+    assert_eq!(block_markup(&after, "t2"), block_markup(&before, "t2"));
+    assert_eq!(block_markup(&after, "i1"), block_markup(&before, "i1"));
+    // The free-HTML slide nobody touched is byte for byte as it was.
+    assert_eq!(
+        app.get_slide(&alice.key, deck, &other).await.data()["html"],
+        free_before
+    );
+    chromium.close().await;
+}
