@@ -27,7 +27,7 @@ pub async fn session_caller(
     headers: &HeaderMap,
     state: &AppState,
 ) -> Option<Result<Caller, ApiError>> {
-    let sent = headers.get(CSRF_HEADER)?.to_str().unwrap_or("");
+    let sent = headers.get(CSRF_HEADER)?.to_str().ok();
     let Some(token) = crate::web::session::cookie(headers, crate::web::session::SESSION_COOKIE)
     else {
         return Some(Err(ApiError::unauthorized(
@@ -36,10 +36,7 @@ pub async fn session_caller(
         )));
     };
     Some(match state.core.session(token).await {
-        Ok(Some(info))
-            if !sent.is_empty()
-                && lectern_core::secret::constant_time_eq(sent, &info.csrf_token) =>
-        {
+        Ok(Some(info)) if crate::web::session::csrf_matches(&info, sent) => {
             Ok(state.core.web_caller(&info))
         }
         Ok(Some(_)) => Err(ApiError::new(

@@ -13,7 +13,7 @@ use lectern_core::auth::{Resource, Scope};
 use lectern_core::oauth::{
     AuthorizeError, AuthorizeParams, AuthorizeRequest, ClientAuth, OAuthError, TokenResponse,
 };
-use lectern_core::secret::{self, Secret};
+use lectern_core::secret::Secret;
 use serde_json::{Value, json};
 
 use crate::app::AppState;
@@ -148,12 +148,8 @@ pub async fn authorize_decision(
     let Some((_, info)) = session else {
         return see_other("/login");
     };
-    let sent = form.get("csrf_token").map(String::as_str).unwrap_or("");
-    if sent.is_empty() || !secret::constant_time_eq(sent, &info.csrf_token) {
-        return error_page(
-            StatusCode::FORBIDDEN,
-            "The form's CSRF token is missing or wrong.",
-        );
+    if !crate::web::session::csrf_matches(&info, form.get("csrf_token").map(String::as_str)) {
+        return crate::web::session::csrf_refused();
     }
     let req = match state.core.check_authorize(&params(&form)).await {
         Ok(req) => req,

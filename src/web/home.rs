@@ -12,14 +12,17 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lectern_core::auth::Caller;
 use lectern_core::ids::DeckId;
+use lectern_core::import;
 use lectern_core::params::Paging;
 use lectern_core::store::SessionInfo;
 use lectern_core::views::DeckMeta;
-use lectern_core::{Error, import, secret};
 
 use crate::app::AppState;
-use crate::web::page::{error_page, escape, hidden, page, see_other, signed_in_page};
-use crate::web::session::MaybeSession;
+use crate::web::cards::{Card, badge, deck_list};
+use crate::web::page::{
+    core_error_page, error_page, escape, hidden, page, see_other, signed_in_page,
+};
+use crate::web::session::{MaybeSession, csrf_matches, csrf_refused};
 
 /// Decks per page of the home page.
 const PER_PAGE: u32 = 24;
@@ -65,7 +68,7 @@ pub async fn home(
     let notice = query.get("notice").map(String::as_str);
     match decks_page(&state, &session, &caller, tab, paging, notice).await {
         Ok(r) => r,
-        Err(e) => failure(e),
+        Err(e) => core_error_page(e, "the home page"),
     }
 }
 
@@ -79,19 +82,6 @@ fn landing() -> Response {
          presentation.</p><p><a class=\"button\" href=\"/login\">Sign in</a> \
          <a class=\"button secondary\" href=\"/v1/docs\">API reference</a></p></section>",
     )
-}
-
-fn failure(e: Error) -> Response {
-    match e {
-        Error::Internal(_) => {
-            tracing::error!(error = %e, "a web page failed");
-            error_page(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong.")
-        }
-        other => error_page(
-            StatusCode::from_u16(other.status()).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY),
-            &other.to_string(),
-        ),
-    }
 }
 
 fn tabs(current: Tab, has_team: bool) -> String {
@@ -127,54 +117,6 @@ fn new_deck_panel(csrf: &str) -> String {
     )
 }
 
-fn pager(tab: Tab, paging: Paging, total: i64) -> String {
-    let query = match tab {
-        Tab::Mine => "",
-        Tab::Team => "tab=team&",
-        Tab::Trash => "tab=trash&",
-    };
-    let mut out = String::new();
-    if paging.page > 1 {
-        out.push_str(&format!(
-            "<a class=\"button secondary\" href=\"/?{query}page={}\">Newer</a> ",
-            paging.page - 1
-        ));
-    }
-    if i64::from(paging.page) * i64::from(paging.per_page) < total {
-        out.push_str(&format!(
-            "<a class=\"button secondary\" href=\"/?{query}page={}\">Older</a>",
-            paging.page + 1
-        ));
-    }
-    if out.is_empty() {
-        out
-    } else {
-        format!("<p>{out}</p>")
-    }
-}
-
-fn card(
-    thumbnail: &str,
-    title: &str,
-    href: &str,
-    badges: &str,
-    meta: &str,
-    actions: &str,
-) -> String {
-    format!(
-        "<li class=\"card\"><img src=\"{}\" alt=\"\" loading=\"lazy\" width=\"320\" height=\"180\">\
-         <div class=\"body\"><a class=\"title\" href=\"{}\">{}</a><div>{badges}</div>\
-         <div class=\"meta\">{meta}</div><div class=\"actions\">{actions}</div></div></li>",
-        escape(thumbnail),
-        escape(href),
-        escape(if title.trim().is_empty() {
-            "Untitled"
-        } else {
-            title
-        }),
-    )
-}
-
 fn date(t: lectern_core::time::Timestamp) -> String {
     let d = t.as_offset();
     format!(
@@ -204,12 +146,12 @@ async fn decks_page(
         ));
     }
     body.push_str(&tabs(tab, session.team_id.is_some()));
-    let (items, total) = match tab {
+    let (cards, meta, query, empty) = match tab {
         Tab::Mine => {
             body.push_str(&new_deck_panel(&csrf));
             let listed = state.core.list_decks(caller, paging).await?;
             // The cards show what the summaries leave out (visibility, slide count, last
-            // change): each deck's metadata, read concurrently.
+            // change): each deck's metadata, read concurrently (a cache hit on SQLite).
             let metas = futures::future::join_all(
                 listed
                     .items
@@ -217,12 +159,17 @@ async fn decks_page(
                     .map(|d| state.core.get_deck(caller, DeckId::from(d.id), false)),
             )
             .await;
-            let cards: Vec<String> = metas
+            let cards = metas
                 .into_iter()
                 .filter_map(Result::ok)
                 .map(|d| mine_card(&d.meta, &csrf))
                 .collect();
-            (cards, listed.meta.total)
+            (
+                cards,
+                listed.meta,
+                "",
+                "No decks yet: create one above, import a file, or let a program make one through the API.",
+            )
         }
         Tab::Team => {
             let listed = state.core.list_team_decks(caller, paging).await?;
@@ -230,17 +177,24 @@ async fn decks_page(
                 .items
                 .iter()
                 .map(|d| {
-                    card(
-                        &d.thumbnail_url,
-                        &d.title,
-                        &d.url,
-                        &format!("<span class=\"badge\">{}</span>", d.visibility.as_str()),
-                        &format!("by {}", escape(&d.owner.name)),
-                        &format!("<a href=\"{}\">View</a>", escape(&d.url)),
-                    )
+                    Card {
+                        url: &d.url,
+                        thumbnail: &d.thumbnail_url,
+                        title: &d.title,
+                        badges: badge(d.visibility.as_str()),
+                        facts: format!("by {}", escape(&d.owner.name)),
+                        actions: format!("<a href=\"{}\">View</a>", escape(&d.url)),
+                        ..Card::default()
+                    }
+                    .html()
                 })
                 .collect();
-            (cards, listed.meta.total)
+            (
+                cards,
+                listed.meta,
+                "tab=team&",
+                "Your team has no shared decks yet.",
+            )
         }
         Tab::Trash => {
             let listed = state.core.list_trashed_decks(caller, paging).await?;
@@ -248,36 +202,26 @@ async fn decks_page(
                 .items
                 .iter()
                 .map(|d| {
-                    card(
-                        &d.thumbnail_url,
-                        &d.title,
-                        "/?tab=trash",
-                        "<span class=\"badge\">trashed</span>",
-                        &format!("trashed {}", date(d.trashed_at)),
-                        &format!(
+                    Card {
+                        url: "/?tab=trash",
+                        thumbnail: &d.thumbnail_url,
+                        title: &d.title,
+                        badges: badge("trashed"),
+                        facts: format!("trashed {}", date(d.trashed_at)),
+                        actions: format!(
                             "<form method=\"post\" action=\"/web/decks/{}/recover\">{csrf}\
                              <button type=\"submit\">Recover</button></form>",
                             d.id
                         ),
-                    )
+                        ..Card::default()
+                    }
+                    .html()
                 })
                 .collect();
-            (cards, listed.meta.total)
+            (cards, listed.meta, "tab=trash&", "The trash is empty.")
         }
     };
-    if items.is_empty() {
-        body.push_str(match tab {
-            Tab::Mine => "<p class=\"muted\">No decks yet: create one above, import a file, or let a program make one through the API.</p>",
-            Tab::Team => "<p class=\"muted\">Your team has no shared decks yet.</p>",
-            Tab::Trash => "<p class=\"muted\">The trash is empty.</p>",
-        });
-    } else {
-        body.push_str(&format!(
-            "<ul class=\"cards\" aria-label=\"Decks\">{}</ul>",
-            items.join("")
-        ));
-    }
-    body.push_str(&pager(tab, paging, total));
+    body.push_str(&deck_list(cards, &meta, query, empty));
     let title = match tab {
         Tab::Mine => "Your decks",
         Tab::Team => "Team decks",
@@ -292,13 +236,13 @@ fn mine_card(d: &DeckMeta, csrf: &str) -> String {
     } else {
         format!("{} slides", d.slide_count)
     };
-    card(
-        &d.thumbnail_url,
-        &d.title,
-        &d.urls.edit,
-        &format!("<span class=\"badge\">{}</span>", d.visibility.as_str()),
-        &format!("{slides} · changed {}", date(d.updated_at)),
-        &format!(
+    Card {
+        url: &d.urls.edit,
+        thumbnail: &d.thumbnail_url,
+        title: &d.title,
+        badges: badge(d.visibility.as_str()),
+        facts: format!("{slides} · changed {}", date(d.updated_at)),
+        actions: format!(
             "<a href=\"{}\">Edit</a><a href=\"{}\">Present</a>\
              <form method=\"post\" action=\"/web/decks/{}/trash\">{csrf}\
              <button type=\"submit\" class=\"danger\">Trash</button></form>",
@@ -306,19 +250,9 @@ fn mine_card(d: &DeckMeta, csrf: &str) -> String {
             escape(&d.urls.present),
             d.id
         ),
-    )
-}
-
-fn csrf_ok(session: &SessionInfo, sent: Option<&str>) -> bool {
-    let sent = sent.unwrap_or("");
-    !sent.is_empty() && secret::constant_time_eq(sent, &session.csrf_token)
-}
-
-fn bad_csrf() -> Response {
-    error_page(
-        StatusCode::FORBIDDEN,
-        "The form's CSRF token is missing or wrong; reload the page and try again.",
-    )
+        ..Card::default()
+    }
+    .html()
 }
 
 /// Where a signed-out person posting a form is sent: to sign in, then back to `/`.
@@ -335,8 +269,8 @@ pub async fn create_deck(
     let Some((_, session)) = session else {
         return sign_in_first();
     };
-    if !csrf_ok(&session, form.get("csrf_token").map(String::as_str)) {
-        return bad_csrf();
+    if !csrf_matches(&session, form.get("csrf_token").map(String::as_str)) {
+        return csrf_refused();
     }
     let title = form
         .get("title")
@@ -350,7 +284,7 @@ pub async fn create_deck(
     };
     match created {
         Ok(deck) => see_other(&deck.meta.urls.edit),
-        Err(e) => failure(e),
+        Err(e) => core_error_page(e, "the home page"),
     }
 }
 
@@ -381,8 +315,8 @@ pub async fn import_deck(
             }
         }
     }
-    if !csrf_ok(&session, csrf.as_deref()) {
-        return bad_csrf();
+    if !csrf_matches(&session, csrf.as_deref()) {
+        return csrf_refused();
     }
     let Some(bytes) = file.filter(|b| !b.is_empty()) else {
         return error_page(StatusCode::UNPROCESSABLE_ENTITY, "Choose a file to import.");
@@ -405,7 +339,7 @@ pub async fn import_deck(
     };
     match created {
         Ok(meta) => see_other(&meta.urls.edit),
-        Err(e) => failure(e),
+        Err(e) => core_error_page(e, "the home page"),
     }
 }
 
@@ -420,8 +354,8 @@ async fn set_trashed(
     let Some((_, session)) = session else {
         return sign_in_first();
     };
-    if !csrf_ok(&session, form.get("csrf_token").map(String::as_str)) {
-        return bad_csrf();
+    if !csrf_matches(&session, form.get("csrf_token").map(String::as_str)) {
+        return csrf_refused();
     }
     let Ok(id) = DeckId::parse("id", id) else {
         return error_page(StatusCode::NOT_FOUND, "deck not found");
@@ -435,7 +369,7 @@ async fn set_trashed(
     match done {
         Ok(()) if trash => see_other("/?notice=Moved+to+the+trash."),
         Ok(()) => see_other("/?notice=Recovered."),
-        Err(e) => failure(e),
+        Err(e) => core_error_page(e, "the home page"),
     }
 }
 

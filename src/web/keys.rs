@@ -7,12 +7,11 @@ use axum::Form;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lectern_core::secret;
 use lectern_core::store::SessionInfo;
 
 use crate::app::AppState;
 use crate::web::page::{error_page, escape, hidden, see_other, signed_in_page};
-use crate::web::session::MaybeSession;
+use crate::web::session::{MaybeSession, csrf_matches, csrf_refused};
 
 async fn keys_page(state: &AppState, session: &SessionInfo, new_key: Option<&str>) -> Response {
     let keys = match state.core.list_api_keys(session).await {
@@ -23,10 +22,8 @@ async fn keys_page(state: &AppState, session: &SessionInfo, new_key: Option<&str
         }
     };
     let csrf = hidden("csrf_token", &session.csrf_token);
-    let mut body = format!(
-        "<p>Signed in as <strong>{}</strong>.</p>",
-        escape(&session.username)
-    );
+    // The header names the account and offers signing out.
+    let mut body = String::new();
     if let Some(key) = new_key {
         body.push_str(&format!(
             "<p role=\"status\">Your new API key (shown only now; copy it):</p><p><code id=\"new-key\">{}</code></p>",
@@ -36,7 +33,7 @@ async fn keys_page(state: &AppState, session: &SessionInfo, new_key: Option<&str
     body.push_str("<table><thead><tr><th>Label</th><th>Prefix</th><th>Created</th><th>Last used</th><th></th></tr></thead><tbody>");
     for k in &keys {
         body.push_str(&format!(
-            "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td><form method=\"post\" action=\"/users/api/{}/revoke\">{csrf}<button type=\"submit\">Revoke</button></form></td></tr>",
+            "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td><form method=\"post\" action=\"/users/api/{}/revoke\">{csrf}<button type=\"submit\" class=\"danger\">Revoke</button></form></td></tr>",
             escape(&k.label),
             escape(&k.lookup),
             k.created_at.to_rfc3339(),
@@ -46,15 +43,9 @@ async fn keys_page(state: &AppState, session: &SessionInfo, new_key: Option<&str
     }
     body.push_str("</tbody></table>");
     body.push_str(&format!(
-        "<h2>New key</h2><form method=\"post\" action=\"/users/api\">{csrf}<p><label>Label <input name=\"label\" maxlength=\"100\"></label> <button type=\"submit\">Create key</button></p></form>\
-         <form method=\"post\" action=\"/logout\">{csrf}<p><button type=\"submit\">Sign out</button></p></form>"
+        "<h2>New key</h2><form method=\"post\" action=\"/users/api\">{csrf}<p><label>Label <input name=\"label\" maxlength=\"100\"></label> <button type=\"submit\">Create key</button></p></form>"
     ));
     signed_in_page(StatusCode::OK, "API keys", &body, session)
-}
-
-fn csrf_ok(session: &SessionInfo, form: &HashMap<String, String>) -> bool {
-    let sent = form.get("csrf_token").map(String::as_str).unwrap_or("");
-    !sent.is_empty() && secret::constant_time_eq(sent, &session.csrf_token)
 }
 
 /// GET `/users/api`.
@@ -77,11 +68,8 @@ pub async fn create_api_key(
     let Some((_, info)) = session else {
         return see_other("/login?next=/users/api");
     };
-    if !csrf_ok(&info, &form) {
-        return error_page(
-            StatusCode::FORBIDDEN,
-            "The form's CSRF token is missing or wrong.",
-        );
+    if !csrf_matches(&info, form.get("csrf_token").map(String::as_str)) {
+        return csrf_refused();
     }
     let label = form.get("label").map(String::as_str).unwrap_or("");
     match state.core.create_api_key_for(&info, label).await {
@@ -104,11 +92,8 @@ pub async fn revoke_api_key(
     let Some((_, info)) = session else {
         return see_other("/login?next=/users/api");
     };
-    if !csrf_ok(&info, &form) {
-        return error_page(
-            StatusCode::FORBIDDEN,
-            "The form's CSRF token is missing or wrong.",
-        );
+    if !csrf_matches(&info, form.get("csrf_token").map(String::as_str)) {
+        return csrf_refused();
     }
     let Ok(id) = id.parse::<i64>() else {
         return error_page(StatusCode::NOT_FOUND, "No such API key.");

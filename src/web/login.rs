@@ -125,12 +125,8 @@ pub async fn logout(
     let Some((token, info)) = session else {
         return see_other("/login");
     };
-    let sent = form.get("csrf_token").map(String::as_str).unwrap_or("");
-    if !secret::constant_time_eq(sent, &info.csrf_token) {
-        return error_page(
-            StatusCode::FORBIDDEN,
-            "The form's CSRF token is missing or wrong.",
-        );
+    if !crate::web::session::csrf_matches(&info, form.get("csrf_token").map(String::as_str)) {
+        return crate::web::session::csrf_refused();
     }
     if let Err(e) = state.core.sign_out(&token).await {
         tracing::error!(error = %e, "sign-out failed");

@@ -1,6 +1,7 @@
 //! Pages and endpoints outside the REST API: health, the home page (the person's decks),
 //! sign-in, the API-key page, the deck viewer.
 
+pub mod cards;
 pub mod editor;
 pub mod health;
 pub mod home;

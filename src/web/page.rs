@@ -122,6 +122,21 @@ pub fn see_other(location: &str) -> Response {
     response
 }
 
+/// The page for a core error: its status and message (the REST API's), or, for a fault,
+/// a generic page after logging it with `what` failed.
+pub fn core_error_page(e: lectern_core::Error, what: &str) -> Response {
+    match e {
+        lectern_core::Error::Internal(_) => {
+            tracing::error!(error = %e, "showing {what} failed");
+            error_page(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong.")
+        }
+        other => error_page(
+            StatusCode::from_u16(other.status()).unwrap_or(StatusCode::UNPROCESSABLE_ENTITY),
+            &other.to_string(),
+        ),
+    }
+}
+
 /// An error page.
 pub fn error_page(status: StatusCode, message: &str) -> Response {
     page(

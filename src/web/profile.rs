@@ -7,66 +7,19 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use lectern_core::deck::Visibility;
-use lectern_core::params::{PageMeta, Paging};
+use lectern_core::params::Paging;
 
 use crate::app::AppState;
 use crate::http::extract::QueryParams;
-use crate::web::page::{error_page, escape, page};
+use crate::web::cards::{Card, deck_list};
+use crate::web::page::{core_error_page, error_page, escape, page};
 use crate::web::session::MaybeSession;
 
 /// Decks per page.
 const PER_PAGE: &str = "24";
 
-/// One deck as a card: thumbnail, title (a link to the deck) and description.
-fn card(url: &str, thumbnail: &str, title: &str, description: &str, extra: &str) -> String {
-    let title = if title.is_empty() { "Untitled" } else { title };
-    format!(
-        "<li class=\"deck-card\"><a href=\"{url}\"><img src=\"{thumb}\" alt=\"\" width=\"320\" height=\"180\" loading=\"lazy\">\
-         <strong>{title}</strong></a>{extra}<p>{description}</p></li>",
-        url = escape(url),
-        thumb = escape(thumbnail),
-        title = escape(title),
-        description = escape(description),
-    )
-}
-
-/// The list of cards and links to the newer and older pages.
-fn deck_list(cards: Vec<String>, meta: &PageMeta, empty: &str) -> String {
-    if cards.is_empty() && meta.page == 1 {
-        return format!("<p>{}</p>", escape(empty));
-    }
-    let mut html = format!("<ul class=\"deck-cards\">{}</ul>", cards.concat());
-    let mut nav = Vec::new();
-    if meta.page > 1 {
-        nav.push(format!(
-            "<a rel=\"prev\" href=\"?page={}\">Newer</a>",
-            meta.page - 1
-        ));
-    }
-    if (meta.page as i64) * (meta.per_page as i64) < meta.total {
-        nav.push(format!(
-            "<a rel=\"next\" href=\"?page={}\">Older</a>",
-            meta.page + 1
-        ));
-    }
-    if !nav.is_empty() {
-        html.push_str(&format!("<nav class=\"pager\">{}</nav>", nav.join(" · ")));
-    }
-    html
-}
-
 fn paging(query: &QueryParams) -> Option<Paging> {
     Paging::parse(query.get("page"), Some(PER_PAGE), Paging::DECKS).ok()
-}
-
-fn failed(e: lectern_core::Error, what: &str) -> Response {
-    match e {
-        lectern_core::Error::NotFound(m) => error_page(StatusCode::NOT_FOUND, &m),
-        e => {
-            tracing::error!(error = %e, "showing {what} failed");
-            error_page(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong.")
-        }
-    }
 }
 
 /// GET `/{username}`: the account's public decks. A segment that cannot be an account
@@ -88,13 +41,22 @@ pub async fn profile_page(
     };
     let profile = match state.core.profile(&username, paging).await {
         Ok(p) => p,
-        Err(e) => return failed(e, "a profile"),
+        Err(e) => return core_error_page(e, "a profile"),
     };
     let cards = profile
         .decks
         .items
         .iter()
-        .map(|d| card(&d.url, &d.thumbnail_url, &d.title, &d.description, ""))
+        .map(|d| {
+            Card {
+                url: &d.url,
+                thumbnail: &d.thumbnail_url,
+                title: &d.title,
+                description: &d.description,
+                ..Card::default()
+            }
+            .html()
+        })
         .collect();
     let name = if profile.name.is_empty() {
         &profile.username
@@ -109,6 +71,7 @@ pub async fn profile_page(
     body.push_str(&deck_list(
         cards,
         &profile.decks.meta,
+        "",
         "No public decks yet.",
     ));
     page(StatusCode::OK, name, &body)
@@ -127,14 +90,14 @@ pub async fn team_page(
     let visitor = session.0.as_ref().map(|(_, info)| info);
     let team = match state.core.team_profile(visitor, &team, paging).await {
         Ok(t) => t,
-        Err(e) => return failed(e, "a team page"),
+        Err(e) => return core_error_page(e, "a team page"),
     };
     let cards = team
         .decks
         .items
         .iter()
         .map(|d| {
-            let by = format!(
+            let facts = format!(
                 "<span class=\"owner\">by {}{}</span>",
                 escape(&d.owner.name),
                 if d.visibility == Visibility::Team {
@@ -143,7 +106,15 @@ pub async fn team_page(
                     ""
                 }
             );
-            card(&d.url, &d.thumbnail_url, &d.title, &d.description, &by)
+            Card {
+                url: &d.url,
+                thumbnail: &d.thumbnail_url,
+                title: &d.title,
+                description: &d.description,
+                facts,
+                ..Card::default()
+            }
+            .html()
         })
         .collect();
     let heading = if team.member {
@@ -154,7 +125,7 @@ pub async fn team_page(
     let body = format!(
         "<p class=\"byline\">Team {}</p><h2>{heading}</h2>{}",
         escape(&team.slug),
-        deck_list(cards, &team.decks.meta, "No decks to show yet.")
+        deck_list(cards, &team.decks.meta, "", "No decks to show yet.")
     );
     page(StatusCode::OK, &team.name, &body)
 }

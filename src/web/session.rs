@@ -63,6 +63,21 @@ impl FromRequestParts<AppState> for MaybeSession {
     }
 }
 
+/// Whether `sent` (a form field or the `X-CSRF-Token` header) is the session's CSRF token,
+/// compared in constant time; a missing or empty token never is.
+pub fn csrf_matches(session: &SessionInfo, sent: Option<&str>) -> bool {
+    let sent = sent.unwrap_or("");
+    !sent.is_empty() && lectern_core::secret::constant_time_eq(sent, &session.csrf_token)
+}
+
+/// The answer to a signed-in form whose CSRF token is missing or wrong.
+pub fn csrf_refused() -> axum::response::Response {
+    crate::web::page::error_page(
+        axum::http::StatusCode::FORBIDDEN,
+        "The form's CSRF token is missing or wrong; reload the page and try again.",
+    )
+}
+
 /// Whether `next` is a path on this site (no open redirects).
 pub fn safe_next(next: Option<&str>) -> &str {
     match next {
