@@ -30,7 +30,17 @@ const editor = {
   timer: null,
   saving: false,
   conflict: false,
+  // Every write waits for the one before it: each carries the revision the previous one
+  // answered, so two quick changes never race each other into a 412.
+  queue: Promise.resolve(),
 };
+
+/** Runs `task` after every task queued before it. */
+function serially(task) {
+  const next = editor.queue.then(task, task);
+  editor.queue = next.catch(() => {});
+  return next;
+}
 
 function setState(text, kind) {
   stateBox.textContent = text;
@@ -108,7 +118,7 @@ function renderList() {
     button.dataset.slideId = slide.id;
     button.textContent = label(slide);
     button.setAttribute("aria-current", slide.id === editor.selected ? "true" : "false");
-    button.addEventListener("click", () => select(slide.id));
+    button.addEventListener("click", () => serially(() => select(slide.id)));
     button.draggable = true;
     button.addEventListener("dragstart", (event) => {
       event.dataTransfer.setData("application/x-lectern-slide", slide.id);
@@ -253,7 +263,7 @@ function changed(what) {
   editor.dirty.add(what);
   setState("Unsaved changes", "dirty");
   clearTimeout(editor.timer);
-  editor.timer = setTimeout(save, SAVE_DELAY);
+  editor.timer = setTimeout(() => serially(save), SAVE_DELAY);
 }
 
 function showConflict(message) {
@@ -265,7 +275,7 @@ function showConflict(message) {
   const reload = document.createElement("button");
   reload.type = "button";
   reload.textContent = "Reload this slide (your text stays in the clipboard)";
-  reload.addEventListener("click", async () => {
+  reload.addEventListener("click", () => serially(async () => {
     try {
       await navigator.clipboard.writeText(htmlBox.value);
     } catch (_) {
@@ -275,17 +285,17 @@ function showConflict(message) {
     editor.conflict = false;
     conflictBox.hidden = true;
     await refresh(editor.selected);
-  });
+  }));
   const keep = document.createElement("button");
   keep.type = "button";
   keep.className = "secondary";
   keep.textContent = "Overwrite with my version";
-  keep.addEventListener("click", async () => {
+  keep.addEventListener("click", () => serially(async () => {
     editor.conflict = false;
     conflictBox.hidden = true;
     await loadDeck();
     await save();
-  });
+  }));
   conflictBox.append(text, reload, keep);
   setState("Conflict", "conflict");
 }
@@ -329,7 +339,7 @@ async function save() {
     setState("All changes saved", "saved");
   } catch (_) {
     setState("Offline: changes kept, retrying", "offline");
-    editor.timer = setTimeout(save, 3000);
+    editor.timer = setTimeout(() => serially(save), 3000);
   } finally {
     editor.saving = false;
   }
@@ -345,7 +355,11 @@ async function refresh(selectId) {
   setState("All changes saved", "saved");
 }
 
-async function structural(method, path, payload, selectAfter) {
+function structural(method, path, payload, selectAfter) {
+  return serially(() => structuralNow(method, path, payload, selectAfter));
+}
+
+async function structuralNow(method, path, payload, selectAfter) {
   await save();
   if (editor.dirty.size > 0 || editor.conflict) return;
   setState("Saving…", "saving");
@@ -417,8 +431,8 @@ async function travel(from, to) {
   to.push(current);
   await refresh(editor.selected);
 }
-const undo = () => travel(undoable.undo, undoable.redo);
-const redo = () => travel(undoable.redo, undoable.undo);
+const undo = () => serially(() => travel(undoable.undo, undoable.redo));
+const redo = () => serially(() => travel(undoable.redo, undoable.undo));
 $("undo").addEventListener("click", undo);
 $("redo").addEventListener("click", redo);
 document.addEventListener("keydown", (event) => {
@@ -455,7 +469,7 @@ $("move-up").addEventListener("click", () => move(-1));
 $("move-down").addEventListener("click", () => move(1));
 // Deck settings: each change is one update_deck with the deck's revision.
 for (const control of document.querySelectorAll("[data-setting]")) {
-  control.addEventListener("change", async () => {
+  control.addEventListener("change", () => serially(async () => {
     const field = control.dataset.setting;
     const value = control.type === "number" ? Number(control.value) : control.value;
     await save();
@@ -467,7 +481,7 @@ for (const control of document.querySelectorAll("[data-setting]")) {
     followRevision(r.json);
     setState("All changes saved", "saved");
     showPreview();
-  });
+  }));
 }
 
 /** Puts an image at the end of the selected slide (before its closing tag). */
@@ -585,7 +599,7 @@ list.addEventListener("keydown", (event) => {
   const next = editor.slides[i + (event.key === "ArrowDown" ? 1 : -1)];
   if (!next) return;
   event.preventDefault();
-  select(next.id).then(() => {
+  serially(() => select(next.id)).then(() => {
     const button = list.querySelector(`[data-slide-id="${next.id}"]`);
     if (button) button.focus();
   });
@@ -603,7 +617,7 @@ window.addEventListener("beforeunload", (event) => {
   }
 });
 window.addEventListener("online", () => {
-  if (editor.dirty.size > 0) save();
+  if (editor.dirty.size > 0) serially(save);
 });
 
 refresh(null).catch((e) => setState(`The deck could not be loaded: ${e.message}`, "error"));

@@ -62,6 +62,51 @@ async fn click(page: &Page, selector: &str) {
     panic!("{selector} cannot be clicked");
 }
 
+/// Presses `key` on the element `selector` names, retried while the list redraws.
+async fn press(page: &Page, selector: &str, key: &str) {
+    for _ in 0..100 {
+        if let Ok(element) = page.find_element(selector).await
+            && element.press_key(key).await.is_ok()
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("{key} cannot be pressed on {selector}");
+}
+
+/// The id of the slide selected in the list.
+const CURRENT_SLIDE: &str =
+    "document.querySelector('.slide-item[aria-current=true]').dataset.slideId";
+
+/// Clicks slide `id` in the list and waits until the editor shows it.
+async fn select_slide(page: &Page, id: &str) {
+    click(page, &format!(".slide-item[data-slide-id='{id}']")).await;
+    let current = wait_for(page, CURRENT_SLIDE, id).await;
+    assert_eq!(current, id, "slide {id} was not selected");
+}
+
+/// Types `text` into the field `selector` names: after what it holds, or instead of it.
+async fn type_in_field(page: &Page, selector: &str, text: &str, replace: bool) {
+    let place = if replace {
+        "f.select()"
+    } else {
+        "f.setSelectionRange(f.value.length, f.value.length)"
+    };
+    let selector_js = serde_json::to_string(selector).unwrap();
+    page.evaluate(format!(
+        "(() => {{ const f = document.querySelector({selector_js}); f.focus(); {place}; }})()"
+    ))
+    .await
+    .unwrap();
+    page.find_element(selector)
+        .await
+        .unwrap()
+        .type_str(text)
+        .await
+        .unwrap();
+}
+
 const SAVE_STATE: &str = "document.getElementById('save-state').textContent";
 
 async fn shot(page: &Page, name: &str) {
@@ -142,15 +187,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     shot(&page, "editor-opened").await;
 
     // Notes: typed at the end of the first slide's notes, saved on their own.
-    page.evaluate("(() => { const t = document.getElementById('slide-notes'); t.focus(); t.setSelectionRange(t.value.length, t.value.length); })()")
-        .await
-        .unwrap();
-    page.find_element("#slide-notes")
-        .await
-        .unwrap()
-        .type_str(" Then the numbers.")
-        .await
-        .unwrap();
+    type_in_field(&page, "#slide-notes", " Then the numbers.", false).await;
     let saved = eventually(|| async {
         app.get_slide(&alice.key, deck, &first).await.data()["notes"]
             == "Start slow. Then the numbers."
@@ -160,17 +197,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     wait_for(&page, SAVE_STATE, "All changes saved").await;
 
     // The title.
-    page.evaluate(
-        "(() => { const t = document.getElementById('deck-title'); t.focus(); t.select(); })()",
-    )
-    .await
-    .unwrap();
-    page.find_element("#deck-title")
-        .await
-        .unwrap()
-        .type_str("Quarterly review")
-        .await
-        .unwrap();
+    type_in_field(&page, "#deck-title", "Quarterly review", true).await;
     let renamed = eventually(|| async {
         app.get_deck(&alice.key, deck, "").await.data()["title"] == "Quarterly review"
     })
@@ -191,13 +218,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
         "New slide",
     )
     .await;
-    click(&page, &format!(".slide-item[data-slide-id='{second}']")).await;
-    wait_for(
-        &page,
-        "document.querySelector('.slide-item[aria-current=true]').dataset.slideId",
-        &second,
-    )
-    .await;
+    select_slide(&page, &second).await;
     click(&page, "#move-up").await;
     let moved = eventually(|| async {
         let ids = app.list_slides(&alice.key, deck, "").await;
@@ -218,13 +239,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
         .as_str()
         .unwrap()
         .to_string();
-    click(&page, &format!(".slide-item[data-slide-id='{new_slide}']")).await;
-    wait_for(
-        &page,
-        "document.querySelector('.slide-item[aria-current=true]').dataset.slideId",
-        &new_slide,
-    )
-    .await;
+    select_slide(&page, &new_slide).await;
     click(&page, "#group-below").await;
     let grouped = eventually(|| async {
         let s = app.list_slides(&alice.key, deck, "").await;
@@ -285,13 +300,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     assert_eq!(history.data()[0]["operation"], "restore");
     assert_eq!(history.data()[0]["author"]["via"], "web");
     wait_for(&page, SAVE_STATE, "All changes saved").await;
-    click(&page, &format!(".slide-item[data-slide-id='{second}']")).await;
-    wait_for(
-        &page,
-        "document.querySelector('.slide-item[aria-current=true]').dataset.slideId",
-        &second,
-    )
-    .await;
+    select_slide(&page, &second).await;
 
     // Drag and drop in the slide list: the new slide dropped on the right part of Opening
     // goes below it (a vertical group); then dropped on the upper half of Opening, before it.
@@ -341,28 +350,25 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     .await;
     assert!(back, "the dropped slide is not after Numbers");
     wait_for(&page, SAVE_STATE, "All changes saved").await;
-    click(&page, &format!(".slide-item[data-slide-id='{second}']")).await;
-    wait_for(
-        &page,
-        "document.querySelector('.slide-item[aria-current=true]').dataset.slideId",
-        &second,
-    )
-    .await;
+    select_slide(&page, &second).await;
 
-    // Deck settings: colours and fonts, each saved through update_deck.
-    for (field, value) in [("theme_color", "black-mint"), ("theme_font", "palatino")] {
-        page.evaluate(format!(
-            "(() => {{ const s = document.querySelector('[data-setting={field}]'); s.value = '{value}'; \
-             s.dispatchEvent(new Event('change')); }})()"
-        ))
-        .await
-        .unwrap();
-        let set = eventually(|| async {
-            app.get_deck(&alice.key, deck, "").await.data()[field] == value
-        })
-        .await;
-        assert!(set, "{field} was not saved");
-    }
+    // Deck settings: colours and fonts changed one right after the other (each an
+    // update_deck with the revision the one before answered: no conflict with itself).
+    page.evaluate(
+        "(() => { for (const [f, v] of [['theme_color', 'black-mint'], ['theme_font', 'palatino']]) { \
+         const s = document.querySelector(`[data-setting=${f}]`); s.value = v; \
+         s.dispatchEvent(new Event('change')); } })()",
+    )
+    .await
+    .unwrap();
+    let set = eventually(|| async {
+        let d = app.get_deck(&alice.key, deck, "").await;
+        d.data()["theme_color"] == "black-mint" && d.data()["theme_font"] == "palatino"
+    })
+    .await;
+    let state = wait_for(&page, SAVE_STATE, "All changes saved").await;
+    assert!(set, "the settings were not saved: {state}");
+    assert_eq!(state, "All changes saved");
 
     // An image dropped from the desktop on the slide: uploaded to the media library and
     // placed in the selected slide (Numbers); then one by URL.
@@ -466,12 +472,12 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
         &second,
     )
     .await;
-    page.find_element(&format!(".slide-item[data-slide-id='{second}']"))
-        .await
-        .unwrap()
-        .press_key("ArrowDown")
-        .await
-        .unwrap();
+    press(
+        &page,
+        &format!(".slide-item[data-slide-id='{second}']"),
+        "ArrowDown",
+    )
+    .await;
     let below = wait_for(
         &page,
         "document.activeElement.dataset.slideId + ' ' + document.querySelector('.slide-item[aria-current=true]').textContent",
@@ -479,26 +485,11 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     )
     .await;
     assert!(below.contains("3 New slide"), "{below}");
-    click(&page, &format!(".slide-item[data-slide-id='{second}']")).await;
+    select_slide(&page, &second).await;
 
     // A concurrent write through the API while the person has unsaved text: the editor's
     // save meets 412, the person's text stays on screen, and the API's change is kept.
-    let selected = wait_for(
-        &page,
-        "document.querySelector('.slide-item[aria-current=true]').dataset.slideId",
-        &second,
-    )
-    .await;
-    assert_eq!(selected, second);
-    page.evaluate("(() => { const t = document.getElementById('slide-notes'); t.focus(); t.setSelectionRange(t.value.length, t.value.length); })()")
-        .await
-        .unwrap();
-    page.find_element("#slide-notes")
-        .await
-        .unwrap()
-        .type_str("Typed by the person")
-        .await
-        .unwrap();
+    type_in_field(&page, "#slide-notes", "Typed by the person", false).await;
     app.update_slide(
         &alice.key,
         deck,
@@ -711,28 +702,20 @@ async fn a_block_markup_slide_changes_one_block_and_leaves_the_others_as_they_we
     shot(&page, "editor-blocks").await;
 
     // The person rewrites the first block's heading and moves it 40 px to the right.
-    page.evaluate(
-        "(() => { const t = document.querySelector('.block-content[data-block=\"0\"]'); t.focus(); t.select(); })()",
+    type_in_field(
+        &page,
+        ".block-content[data-block='0']",
+        "<h2>New heading</h2>",
+        true,
     )
-    .await
-    .unwrap();
-    page.find_element(".block-content[data-block='0']")
-        .await
-        .unwrap()
-        .type_str("<h2>New heading</h2>")
-        .await
-        .unwrap();
-    page.evaluate(
-        "(() => { const i = document.querySelector('input[data-block=\"0\"][data-side=\"left\"]'); i.focus(); i.select(); })()",
+    .await;
+    type_in_field(
+        &page,
+        "input[data-block='0'][data-side='left']",
+        "120",
+        true,
     )
-    .await
-    .unwrap();
-    page.find_element("input[data-block='0'][data-side='left']")
-        .await
-        .unwrap()
-        .type_str("120")
-        .await
-        .unwrap();
+    .await;
     let saved = eventually(|| async {
         let html = app.get_slide(&alice.key, deck, &first).await.data()["html"].clone();
         let html = html.as_str().unwrap_or("");
