@@ -177,6 +177,82 @@ pub fn add(slides: &[SlideSlot], new_id: &str, anchor: &Anchor) -> Result<Plan> 
     })
 }
 
+/// The slides a move takes out of the deck, after the checks every move makes: the target
+/// is not one of them and is in the deck, and at least one of the ids is.
+struct Moving {
+    /// The requested ids in the deck, in the given order.
+    known: Vec<String>,
+    /// The requested ids that are not.
+    missing: Vec<String>,
+    /// The deck without the moved slides.
+    rest: Vec<SlideSlot>,
+}
+
+impl Moving {
+    fn split(slides: &[SlideSlot], ids: &[String], target: &str, field: &str) -> Result<Moving> {
+        if ids.iter().any(|id| id == target) {
+            return Err(Error::invalid(format!(
+                "{field}: the target slide {target:?} cannot be one of the moved slides"
+            )));
+        }
+        if index_of(slides, target).is_none() {
+            return Err(reference_not_found(field, target));
+        }
+        let present: HashSet<&str> = slides.iter().map(|s| s.id.as_str()).collect();
+        let (known, missing): (Vec<String>, Vec<String>) = ids
+            .iter()
+            .cloned()
+            .partition(|id| present.contains(id.as_str()));
+        if known.is_empty() {
+            return Err(Error::not_found("none of the slide_ids are in this deck"));
+        }
+        let moving: HashSet<&str> = known.iter().map(String::as_str).collect();
+        let rest = slides
+            .iter()
+            .filter(|s| !moving.contains(s.id.as_str()))
+            .cloned()
+            .collect();
+        Ok(Moving {
+            known,
+            missing,
+            rest,
+        })
+    }
+}
+
+/// The plan that puts `known` at index `at` of `rest` in `group`, after `regrouped` (slides
+/// of `rest` given another group) changed; groups left with one slide end.
+fn moved_plan(
+    rest: Vec<SlideSlot>,
+    known: Vec<String>,
+    missing: Vec<String>,
+    at: usize,
+    group: Option<i64>,
+    mut regrouped: Vec<SlideSlot>,
+) -> Plan {
+    let placed = place(&rest, &known, at, group);
+    let mut after = rest;
+    for r in &regrouped {
+        if let Some(s) = after.iter_mut().find(|s| s.id == r.id) {
+            s.group = r.group;
+        }
+    }
+    after.splice(at..at, placed.iter().cloned());
+    regrouped.extend(placed);
+    for collapsed in collapse_groups_of_one(&after) {
+        match regrouped.iter_mut().find(|s| s.id == collapsed.id) {
+            Some(s) => s.group = None,
+            None => regrouped.push(collapsed),
+        }
+    }
+    Plan {
+        reposition: regrouped,
+        count: known.len(),
+        missing,
+        ..Plan::default()
+    }
+}
+
 /// Moves the known `ids`, in the given order, before or after the target (4.4
 /// `move_slides`). `ids` must already be checked for count and uniqueness.
 pub fn move_slides(slides: &[SlideSlot], ids: &[String], anchor: &Anchor) -> Result<Plan> {
@@ -189,45 +265,13 @@ pub fn move_slides(slides: &[SlideSlot], ids: &[String], anchor: &Anchor) -> Res
             ));
         }
     };
-    if ids.contains(target) {
-        return Err(Error::invalid(format!(
-            "{field}: the target slide {target:?} cannot be one of the moved slides"
-        )));
-    }
-    if index_of(slides, target).is_none() {
-        return Err(reference_not_found(field, target));
-    }
-    let present: HashSet<&str> = slides.iter().map(|s| s.id.as_str()).collect();
-    let (known, missing): (Vec<String>, Vec<String>) = ids
-        .iter()
-        .cloned()
-        .partition(|id| present.contains(id.as_str()));
-    if known.is_empty() {
-        return Err(Error::not_found("none of the slide_ids are in this deck"));
-    }
-    let moving: HashSet<&str> = known.iter().map(String::as_str).collect();
-    let rest: Vec<SlideSlot> = slides
-        .iter()
-        .filter(|s| !moving.contains(s.id.as_str()))
-        .cloned()
-        .collect();
-    let (at, group) = resolve(&rest, anchor, field, &group_map(slides))?;
-    let placed = place(&rest, &known, at, group);
-    let mut after = rest.clone();
-    after.splice(at..at, placed.iter().cloned());
-    let mut reposition = placed;
-    for collapsed in collapse_groups_of_one(&after) {
-        match reposition.iter_mut().find(|s| s.id == collapsed.id) {
-            Some(s) => s.group = None,
-            None => reposition.push(collapsed),
-        }
-    }
-    Ok(Plan {
-        reposition,
-        count: known.len(),
+    let Moving {
+        known,
         missing,
-        ..Plan::default()
-    })
+        rest,
+    } = Moving::split(slides, ids, target, field)?;
+    let (at, group) = resolve(&rest, anchor, field, &group_map(slides))?;
+    Ok(moved_plan(rest, known, missing, at, group, Vec::new()))
 }
 
 /// Where `group_slides` puts slides: what `move_slides` cannot do, start a vertical group
@@ -248,30 +292,13 @@ pub fn group_slides(slides: &[SlideSlot], ids: &[String], stacking: &Stacking) -
         Stacking::Below(t) => (t, "below_slide_id"),
         Stacking::AfterStack(t) => (t, "after_stack_of_slide_id"),
     };
-    if ids.contains(target) {
-        return Err(Error::invalid(format!(
-            "{field}: the target slide {target:?} cannot be one of the moved slides"
-        )));
-    }
-    if index_of(slides, target).is_none() {
-        return Err(reference_not_found(field, target));
-    }
-    let present: HashSet<&str> = slides.iter().map(|s| s.id.as_str()).collect();
-    let (known, missing): (Vec<String>, Vec<String>) = ids
-        .iter()
-        .cloned()
-        .partition(|id| present.contains(id.as_str()));
-    if known.is_empty() {
-        return Err(Error::not_found("none of the slide_ids are in this deck"));
-    }
-    let moving: HashSet<&str> = known.iter().map(String::as_str).collect();
-    let rest: Vec<SlideSlot> = slides
-        .iter()
-        .filter(|s| !moving.contains(s.id.as_str()))
-        .cloned()
-        .collect();
+    let Moving {
+        known,
+        missing,
+        rest,
+    } = Moving::split(slides, ids, target, field)?;
     let ti = index_of(&rest, target).expect("the target is not among the moved slides");
-    let mut reposition = Vec::new();
+    let mut regrouped = Vec::new();
     let (at, group) = match stacking {
         Stacking::Below(_) => {
             let group = match rest[ti].group {
@@ -279,7 +306,7 @@ pub fn group_slides(slides: &[SlideSlot], ids: &[String], stacking: &Stacking) -
                 None => {
                     // A new group number, shared by the target and the slides below it.
                     let g = slides.iter().filter_map(|s| s.group).max().unwrap_or(0) + 1;
-                    reposition.push(SlideSlot {
+                    regrouped.push(SlideSlot {
                         group: Some(g),
                         ..rest[ti].clone()
                     });
@@ -298,27 +325,7 @@ pub fn group_slides(slides: &[SlideSlot], ids: &[String], stacking: &Stacking) -
             (end, None)
         }
     };
-    let placed = place(&rest, &known, at, group);
-    let mut after = rest.clone();
-    for r in &reposition {
-        if let Some(s) = after.iter_mut().find(|s| s.id == r.id) {
-            s.group = r.group;
-        }
-    }
-    after.splice(at..at, placed.iter().cloned());
-    reposition.extend(placed);
-    for collapsed in collapse_groups_of_one(&after) {
-        match reposition.iter_mut().find(|s| s.id == collapsed.id) {
-            Some(s) => s.group = None,
-            None => reposition.push(collapsed),
-        }
-    }
-    Ok(Plan {
-        reposition,
-        count: known.len(),
-        missing,
-        ..Plan::default()
-    })
+    Ok(moved_plan(rest, known, missing, at, group, regrouped))
 }
 
 /// Removes the known `ids` (4.4 `remove_slides`). Removing every slide is rejected.
