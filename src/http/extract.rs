@@ -62,25 +62,26 @@ impl FromRequestParts<AppState> for Auth {
         if let Some(PreAuthenticated(caller)) = parts.extensions.remove::<PreAuthenticated>() {
             return Ok(Auth(caller));
         }
-        let token = match bearer_token(&parts.headers) {
-            None => {
-                if let Some(caller) = session_caller(&parts.headers, state).await {
-                    return caller.map(Auth);
-                }
-                return Err(ApiError::unauthorized(
-                    "a valid API key or OAuth access token is required (Authorization: Bearer ...)",
-                    false,
-                ));
-            }
-            Some(Err(())) => {
-                return Err(ApiError::unauthorized(
-                    "the Authorization header must be 'Bearer <credential>'",
-                    true,
-                ));
-            }
-            Some(Ok(token)) => token,
-        };
-        Ok(Auth(state.core.authenticate_bearer(token).await?))
+        authenticate(&parts.headers, state).await.map(Auth)
+    }
+}
+
+/// Who a `/v1` request comes from: its bearer credential, or, without one, the session of
+/// Lectern's own pages with its CSRF token ([`session_caller`]); 401 (or 403) otherwise. The
+/// rate limiter and [`Auth`] both ask here, so they never disagree.
+pub async fn authenticate(headers: &HeaderMap, state: &AppState) -> Result<Caller, ApiError> {
+    match bearer_token(headers) {
+        Some(Ok(token)) => Ok(state.core.authenticate_bearer(token).await?),
+        Some(Err(())) => Err(ApiError::unauthorized(
+            "the Authorization header must be 'Bearer <credential>'",
+            true,
+        )),
+        None => session_caller(headers, state).await.unwrap_or_else(|| {
+            Err(ApiError::unauthorized(
+                "a valid API key or OAuth access token is required (Authorization: Bearer ...)",
+                false,
+            ))
+        }),
     }
 }
 

@@ -33,7 +33,7 @@ use lectern_core::store::RateUsage;
 
 use crate::app::AppState;
 use crate::http::error::ApiError;
-use crate::http::extract::{PreAuthenticated, bearer_token};
+use crate::http::extract::{PreAuthenticated, authenticate};
 
 /// What a request is counted against.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -341,14 +341,7 @@ pub async fn limit(State(state): State<AppState>, mut req: Request, next: Next) 
         return next.run(req).await;
     }
     let mut key = RateKey::Address(client_address(&req));
-    if let Some(Ok(token)) = bearer_token(req.headers())
-        && let Ok(caller) = state.core.authenticate_bearer(token).await
-    {
-        key = RateKey::for_caller(&caller);
-        req.extensions_mut().insert(PreAuthenticated(caller));
-    } else if bearer_token(req.headers()).is_none()
-        && let Some(Ok(caller)) = crate::http::extract::session_caller(req.headers(), &state).await
-    {
+    if let Ok(caller) = authenticate(req.headers(), &state).await {
         key = RateKey::for_caller(&caller);
         req.extensions_mut().insert(PreAuthenticated(caller));
     }
