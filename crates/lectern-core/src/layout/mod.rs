@@ -177,6 +177,20 @@ pub fn add(slides: &[SlideSlot], new_id: &str, anchor: &Anchor) -> Result<Plan> 
     })
 }
 
+/// The requested `ids` that are in the deck (in the given order) and those that are not;
+/// 404 when none is.
+fn known_and_missing(slides: &[SlideSlot], ids: &[String]) -> Result<(Vec<String>, Vec<String>)> {
+    let present: HashSet<&str> = slides.iter().map(|s| s.id.as_str()).collect();
+    let (known, missing): (Vec<String>, Vec<String>) = ids
+        .iter()
+        .cloned()
+        .partition(|id| present.contains(id.as_str()));
+    if known.is_empty() {
+        return Err(Error::not_found("none of the slide_ids are in this deck"));
+    }
+    Ok((known, missing))
+}
+
 /// The slides a move takes out of the deck, after the checks every move makes: the target
 /// is not one of them and is in the deck, and at least one of the ids is.
 struct Moving {
@@ -198,14 +212,7 @@ impl Moving {
         if index_of(slides, target).is_none() {
             return Err(reference_not_found(field, target));
         }
-        let present: HashSet<&str> = slides.iter().map(|s| s.id.as_str()).collect();
-        let (known, missing): (Vec<String>, Vec<String>) = ids
-            .iter()
-            .cloned()
-            .partition(|id| present.contains(id.as_str()));
-        if known.is_empty() {
-            return Err(Error::not_found("none of the slide_ids are in this deck"));
-        }
+        let (known, missing) = known_and_missing(slides, ids)?;
         let moving: HashSet<&str> = known.iter().map(String::as_str).collect();
         let rest = slides
             .iter()
@@ -330,14 +337,7 @@ pub fn group_slides(slides: &[SlideSlot], ids: &[String], stacking: &Stacking) -
 
 /// Removes the known `ids` (4.4 `remove_slides`). Removing every slide is rejected.
 pub fn remove(slides: &[SlideSlot], ids: &[String]) -> Result<Plan> {
-    let present: HashSet<&str> = slides.iter().map(|s| s.id.as_str()).collect();
-    let (known, missing): (Vec<String>, Vec<String>) = ids
-        .iter()
-        .cloned()
-        .partition(|id| present.contains(id.as_str()));
-    if known.is_empty() {
-        return Err(Error::not_found("none of the slide_ids are in this deck"));
-    }
+    let (known, missing) = known_and_missing(slides, ids)?;
     if known.len() == slides.len() {
         return Err(Error::invalid(
             "a deck keeps at least one slide: this would remove every slide",
