@@ -642,6 +642,13 @@ async fn styled(page: &Page, name: &str) {
         display, "flex",
         "{name}: the site's stylesheet did not apply"
     );
+    // The editor is pictured once it has loaded the deck.
+    wait_for(
+        page,
+        "(document.getElementById('save-state') || { textContent: 'All changes saved' }).textContent",
+        "All changes saved",
+    )
+    .await;
     shot(page, &format!("page-{name}")).await;
 }
 
