@@ -7,7 +7,7 @@ use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 
 use crate::rows::{Columns, USER_SELECT, user_row};
-use crate::{SqlStore, fault, is_unique_violation, optional, run, time};
+use crate::{SqlStore, fault, is_unique_violation, optional, time};
 
 #[async_trait]
 impl AccountStore for SqlStore {
@@ -20,6 +20,7 @@ impl AccountStore for SqlStore {
 
     async fn create_user(&self, user: NewUserRecord) -> Result<i64> {
         let at = user.created_at.unix_micros();
+        let mut tx = self.begin_write().await?;
         let result = sqlx::query_scalar(
             "INSERT INTO users (username, email, name, password_hash, team_id, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
@@ -31,10 +32,13 @@ impl AccountStore for SqlStore {
         .bind(user.team_id)
         .bind(at)
         .bind(at)
-        .fetch_one(&self.write)
+        .fetch_one(&mut *tx)
         .await;
         match result {
-            Ok(id) => Ok(id),
+            Ok(id) => {
+                tx.commit().await?;
+                Ok(id)
+            }
             Err(e) if is_unique_violation(&e) => Err(Error::Conflict(format!(
                 "the username {:?} is already taken",
                 user.username
@@ -80,7 +84,7 @@ impl AccountStore for SqlStore {
                 "UPDATE users SET failed_logins = 0, last_failed_login_at = NULL WHERE id = $1",
             ),
         };
-        run(&self.write, query.bind(user_id)).await?;
+        self.write_run(query.bind(user_id)).await?;
         Ok(())
     }
 
@@ -94,7 +98,7 @@ impl AccountStore for SqlStore {
         .bind(session.csrf_token)
         .bind(session.created_at.unix_micros())
         .bind(session.expires_at.unix_micros());
-        run(&self.write, query).await?;
+        self.write_run(query).await?;
         Ok(())
     }
 
@@ -119,7 +123,7 @@ impl AccountStore for SqlStore {
 
     async fn delete_session(&self, id_hash: &str) -> Result<()> {
         let query = sqlx::query("DELETE FROM web_sessions WHERE id_hash = $1");
-        run(&self.write, query.bind(id_hash)).await?;
+        self.write_run(query.bind(id_hash)).await?;
         Ok(())
     }
 }

@@ -187,7 +187,7 @@ impl DeckStore for SqlStore {
             settings: Some(&DeckSettings::of(&record)),
         };
         record_revision(&mut tx, deck_id, at, entry).await?;
-        tx.commit().await.map_err(fault)?;
+        tx.commit().await?;
         Ok(record)
     }
 
@@ -271,7 +271,7 @@ impl DeckStore for SqlStore {
         };
         record_revision(&mut tx, deck_id, now.unix_micros(), entry).await?;
         let deck = deck_in_tx(&mut tx, owner_id, deck_id).await?;
-        tx.commit().await.map_err(fault)?;
+        tx.commit().await?;
         Ok(deck)
     }
 
@@ -317,7 +317,7 @@ impl DeckStore for SqlStore {
         };
         let at = trashed_at.unwrap_or_else(Timestamp::now).unix_micros();
         record_revision(&mut tx, deck_id, at, entry).await?;
-        tx.commit().await.map_err(fault)?;
+        tx.commit().await?;
         Ok(true)
     }
 }

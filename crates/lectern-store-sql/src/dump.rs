@@ -98,14 +98,15 @@ impl DumpStore for SqlStore {
             }
             run(&mut *tx, query).await?;
         }
-        tx.commit().await.map_err(fault)?;
+        tx.commit().await?;
         Ok(())
     }
 
     async fn finish_import(&self) -> Result<()> {
         for table in TABLES.iter().filter(|t| t.serial_id) {
             if let Some(sql) = self.dialect.sequence_reset(table.name) {
-                run(&self.write, sqlx::query(sqlx::AssertSqlSafe(sql))).await?;
+                self.write_run(sqlx::query(sqlx::AssertSqlSafe(sql)))
+                    .await?;
             }
         }
         Ok(())

@@ -41,7 +41,7 @@ impl ExportStore for SqlStore {
         .await
         .map_err(fault)?;
         let record = export_in_tx(&mut tx, id).await?;
-        tx.commit().await.map_err(fault)?;
+        tx.commit().await?;
         Ok(record)
     }
 
@@ -93,7 +93,7 @@ impl ExportStore for SqlStore {
         );
         let query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(now.unix_micros());
         let Some(id) = optional(&mut *tx, query, |r| r.int(0)).await? else {
-            tx.commit().await.map_err(fault)?;
+            tx.commit().await?;
             return Ok(None);
         };
         let query = sqlx::query(
@@ -101,7 +101,7 @@ impl ExportStore for SqlStore {
         );
         run(&mut *tx, query.bind(lease_until.unix_micros()).bind(id)).await?;
         let record = export_in_tx(&mut tx, id).await?;
-        tx.commit().await.map_err(fault)?;
+        tx.commit().await?;
         Ok(record)
     }
 
@@ -110,11 +110,8 @@ impl ExportStore for SqlStore {
             "UPDATE exports SET status = 'completed', file_key = $1, completed_at = $2, error = NULL,
                 lease_until = NULL WHERE id = $3",
         );
-        run(
-            &self.write,
-            query.bind(file_key).bind(at.unix_micros()).bind(export_id),
-        )
-        .await?;
+        self.write_run(query.bind(file_key).bind(at.unix_micros()).bind(export_id))
+            .await?;
         Ok(())
     }
 
@@ -123,11 +120,8 @@ impl ExportStore for SqlStore {
             "UPDATE exports SET status = 'failed', error = $1, completed_at = $2, lease_until = NULL
              WHERE id = $3",
         );
-        run(
-            &self.write,
-            query.bind(error).bind(at.unix_micros()).bind(export_id),
-        )
-        .await?;
+        self.write_run(query.bind(error).bind(at.unix_micros()).bind(export_id))
+            .await?;
         Ok(())
     }
 
@@ -135,7 +129,7 @@ impl ExportStore for SqlStore {
         let query = sqlx::query(
             "UPDATE exports SET lease_until = NULL WHERE id = $1 AND status = 'pending'",
         );
-        run(&self.write, query.bind(export_id)).await?;
+        self.write_run(query.bind(export_id)).await?;
         Ok(())
     }
 
@@ -155,7 +149,7 @@ impl ExportStore for SqlStore {
 
     async fn forget_export_file(&self, export_id: i64) -> Result<()> {
         let query = sqlx::query("UPDATE exports SET file_key = NULL WHERE id = $1");
-        run(&self.write, query.bind(export_id)).await?;
+        self.write_run(query.bind(export_id)).await?;
         Ok(())
     }
 
@@ -184,11 +178,8 @@ impl ExportStore for SqlStore {
     async fn set_thumbnail(&self, deck_id: i64, token: &str, version: Timestamp) -> Result<()> {
         let query =
             sqlx::query("UPDATE decks SET thumbnail_token = $1, thumbnail_at = $2 WHERE id = $3");
-        run(
-            &self.write,
-            query.bind(token).bind(version.unix_micros()).bind(deck_id),
-        )
-        .await?;
+        self.write_run(query.bind(token).bind(version.unix_micros()).bind(deck_id))
+            .await?;
         Ok(())
     }
 
@@ -205,16 +196,19 @@ impl ExportStore for SqlStore {
             "INSERT INTO server_secrets (name, value, created_at) VALUES ($1, $2, $3)
              ON CONFLICT (name) DO NOTHING",
         );
+        let mut tx = self.begin_write().await?;
         run(
-            &self.write,
+            &mut *tx,
             query.bind(name).bind(fresh).bind(at.unix_micros()),
         )
         .await?;
-        // Read back on the writer: the row is there whichever server inserted it.
-        sqlx::query_scalar("SELECT value FROM server_secrets WHERE name = $1")
+        // Read back in the transaction: the row is there whichever server inserted it.
+        let value = sqlx::query_scalar("SELECT value FROM server_secrets WHERE name = $1")
             .bind(name)
-            .fetch_one(&self.write)
+            .fetch_one(&mut *tx)
             .await
-            .map_err(fault)
+            .map_err(fault)?;
+        tx.commit().await?;
+        Ok(value)
     }
 }

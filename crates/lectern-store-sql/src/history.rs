@@ -436,7 +436,7 @@ impl SqlStore {
                 settings: Some(&DeckSettings::of(&deck)),
             };
             record_revision(&mut tx, deck_id, deck.updated_at.unix_micros(), entry).await?;
-            tx.commit().await.map_err(fault)?;
+            tx.commit().await?;
             recorded += 1;
         }
         Ok(recorded)

@@ -6,12 +6,13 @@ use lectern_core::store::{ApiKeyInfo, ApiKeyRecord, KeyStore, NewApiKeyRecord};
 use lectern_core::time::Timestamp;
 
 use crate::rows::Columns;
-use crate::{SqlStore, all, fault, optional, run, time};
+use crate::{SqlStore, all, fault, optional, time};
 
 #[async_trait]
 impl KeyStore for SqlStore {
     async fn create_api_key(&self, key: NewApiKeyRecord) -> Result<i64> {
-        sqlx::query_scalar(
+        let mut tx = self.begin_write().await?;
+        let id = sqlx::query_scalar(
             "INSERT INTO api_keys (user_id, label, lookup, key_hash, created_at)
              VALUES ($1, $2, $3, $4, $5) RETURNING id",
         )
@@ -20,9 +21,11 @@ impl KeyStore for SqlStore {
         .bind(&key.lookup)
         .bind(&key.hash)
         .bind(key.created_at.unix_micros())
-        .fetch_one(&self.write)
+        .fetch_one(&mut *tx)
         .await
-        .map_err(fault)
+        .map_err(fault)?;
+        tx.commit().await?;
+        Ok(id)
     }
 
     async fn find_api_key(&self, lookup: &str) -> Result<Option<ApiKeyRecord>> {
@@ -47,7 +50,8 @@ impl KeyStore for SqlStore {
 
     async fn touch_api_key(&self, key_id: i64, at: Timestamp) -> Result<()> {
         let query = sqlx::query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2");
-        run(&self.write, query.bind(at.unix_micros()).bind(key_id)).await?;
+        self.write_run(query.bind(at.unix_micros()).bind(key_id))
+            .await?;
         Ok(())
     }
 
@@ -73,6 +77,6 @@ impl KeyStore for SqlStore {
             "UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL",
         );
         let query = query.bind(at.unix_micros()).bind(key_id).bind(user_id);
-        Ok(run(&self.write, query).await? > 0)
+        Ok(self.write_run(query).await? > 0)
     }
 }

@@ -25,6 +25,7 @@ pub mod rows;
 mod shares;
 mod slides;
 mod teams;
+mod writer;
 
 use std::sync::Arc;
 
@@ -34,12 +35,10 @@ use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 use sqlx::AnyPool;
 use sqlx::any::{AnyArguments, AnyRow};
-use sqlx::{Any, Executor, Transaction};
+use sqlx::{Any, Executor};
 
 pub use dialect::Dialect;
-
-/// A write transaction.
-type Tx = Transaction<'static, Any>;
+use writer::{Tx, Writer};
 
 /// Per-key request counts swapped between servers sharing one database (PostgreSQL); see
 /// [`ServerStore::exchange_rate_usage`].
@@ -58,9 +57,12 @@ pub trait RateExchange: Send + Sync {
 pub struct SqlStore {
     /// Reads (SQLite: several connections, concurrent under WAL).
     read: AnyPool,
-    /// Writes (SQLite: one connection, so this process's writers queue here rather than on
-    /// the database lock; PostgreSQL: the same pool as `read`).
-    write: AnyPool,
+    /// Write transactions (SQLite: group commit on one connection, so this process's
+    /// writers queue here rather than on the database lock; PostgreSQL: a transaction each
+    /// on the same pool as `read`).
+    write: Writer,
+    /// The pool `write` takes its connections from.
+    write_pool: AnyPool,
     /// Which SQL the database speaks.
     dialect: Dialect,
     /// The engine's rate-limit exchange, where servers share counts.
@@ -68,11 +70,17 @@ pub struct SqlStore {
 }
 
 impl SqlStore {
-    /// A store over migrated pools; `write` may be `read` itself.
+    /// A store over migrated pools; `write` may be `read` itself. SQLite's writes commit in
+    /// groups (see `writer.rs`), with a task of their own: call it in a Tokio runtime.
     pub fn new(dialect: Dialect, read: AnyPool, write: AnyPool) -> Self {
+        let writer = match dialect {
+            Dialect::Sqlite => Writer::group(write.clone()),
+            Dialect::Postgres => Writer::Pool(write.clone(), dialect.begin()),
+        };
         SqlStore {
             read,
-            write,
+            write: writer,
+            write_pool: write,
             dialect,
             rates: None,
         }
@@ -87,15 +95,21 @@ impl SqlStore {
     /// Closes the pools, waiting for connections to finish.
     pub async fn close(&self) {
         self.read.close().await;
-        self.write.close().await;
+        self.write.release().await;
+        self.write_pool.close().await;
     }
 
-    /// Opens a write transaction ([`Dialect::begin`]).
+    /// Opens a write transaction ([`Dialect::begin`]; on SQLite, in the open group).
     async fn begin_write(&self) -> Result<Tx> {
-        self.write
-            .begin_with(self.dialect.begin())
-            .await
-            .map_err(fault)
+        self.write.begin().await
+    }
+
+    /// Runs one statement as a write of its own; the number of rows it changed.
+    async fn write_run(&self, query: Query<'_>) -> Result<u64> {
+        let mut tx = self.begin_write().await?;
+        let changed = run(&mut *tx, query).await?;
+        tx.commit().await?;
+        Ok(changed)
     }
 }
 

@@ -63,7 +63,7 @@ impl MediaStore for SqlStore {
         .execute(&mut *tx)
         .await
         .map_err(fault)?;
-        tx.commit().await.map_err(fault)?;
+        tx.commit().await?;
         Ok(MediaInsert::Created(media))
     }
 
@@ -144,7 +144,7 @@ impl MediaStore for SqlStore {
             media_row,
         )
         .await?;
-        tx.commit().await.map_err(fault)?;
+        tx.commit().await?;
         Ok(deleted)
     }
 }

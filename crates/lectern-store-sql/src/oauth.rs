@@ -58,7 +58,7 @@ impl OAuthStore for SqlStore {
         .bind(client.secret_hash)
         .bind(uris)
         .bind(client.created_at.unix_micros());
-        run(&self.write, query).await?;
+        self.write_run(query).await?;
         Ok(())
     }
 
@@ -93,7 +93,7 @@ impl OAuthStore for SqlStore {
         .bind(code.code_challenge)
         .bind(code.created_at.unix_micros())
         .bind(code.expires_at.unix_micros());
-        run(&self.write, query).await?;
+        self.write_run(query).await?;
         Ok(())
     }
 
@@ -166,7 +166,7 @@ impl OAuthStore for SqlStore {
             }
             TokenWrite::Nothing => {}
         }
-        tx.commit().await.map_err(fault)?;
+        tx.commit().await?;
         Ok(Some(state))
     }
 
@@ -250,14 +250,14 @@ impl OAuthStore for SqlStore {
             }
             TokenWrite::Nothing => {}
         }
-        tx.commit().await.map_err(fault)?;
+        tx.commit().await?;
         Ok(Some(state))
     }
 
     async fn revoke_grant(&self, grant_id: i64, at: Timestamp) -> Result<()> {
         let mut tx = self.begin_write().await?;
         revoke_grant_in(&mut tx, grant_id, at).await?;
-        tx.commit().await.map_err(fault)
+        tx.commit().await
     }
 
     async fn revoke_token(&self, token_hash: &str, client_id: &str, at: Timestamp) -> Result<()> {
@@ -281,6 +281,6 @@ impl OAuthStore for SqlStore {
                 run(&mut *tx, query.bind(at.unix_micros()).bind(row.int(0)?)).await?;
             }
         }
-        tx.commit().await.map_err(fault)
+        tx.commit().await
     }
 }

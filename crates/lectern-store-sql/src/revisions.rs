@@ -341,7 +341,7 @@ impl RevisionStore for SqlStore {
         let deck = deck_in_tx(&mut tx, owner_id, deck_id)
             .await?
             .ok_or_else(|| Error::internal("a restored deck is missing"))?;
-        tx.commit().await.map_err(fault)?;
+        tx.commit().await?;
         Ok(Some(deck))
     }
 
@@ -417,7 +417,7 @@ impl RevisionStore for SqlStore {
                         AND (h.html_blob = history_blobs.id OR h.notes_blob = history_blobs.id))",
             );
             run(&mut *tx, query.bind(deck_id)).await?;
-            tx.commit().await.map_err(fault)?;
+            tx.commit().await?;
         }
         Ok(forgotten)
     }

@@ -7,7 +7,7 @@ use lectern_core::store::{NewShareRecord, ShareAccess, ShareRecord, ShareRoomFn,
 use lectern_core::time::Timestamp;
 
 use crate::rows::{Columns, NOTIFY_ON_VIEW, SHARE_SELECT, share_row};
-use crate::{SqlStore, all, fault, optional, run, time};
+use crate::{SqlStore, all, fault, optional, time};
 
 #[async_trait]
 impl ShareStore for SqlStore {
@@ -50,7 +50,7 @@ impl ShareStore for SqlStore {
         .map_err(fault)?;
         let sql = sqlx::AssertSqlSafe(format!("{SHARE_SELECT} WHERE id = $1"));
         let record = optional(&mut *tx, sqlx::query(sql).bind(id), share_row).await?;
-        tx.commit().await.map_err(fault)?;
+        tx.commit().await?;
         Ok(record)
     }
 
@@ -68,7 +68,7 @@ impl ShareStore for SqlStore {
              WHERE id = $2 AND deck_id = $3 AND revoked_at IS NULL",
         );
         let query = query.bind(at.unix_micros()).bind(share_id).bind(deck_id);
-        Ok(run(&self.write, query).await? > 0)
+        Ok(self.write_run(query).await? > 0)
     }
 
     async fn find_share_access(&self, share_id: i64) -> Result<Option<ShareAccess>> {
@@ -93,15 +93,18 @@ impl ShareStore for SqlStore {
     }
 
     async fn count_share_view(&self, share_id: i64, at: Timestamp) -> Result<i64> {
-        sqlx::query_scalar(
+        let mut tx = self.begin_write().await?;
+        let count = sqlx::query_scalar(
             "UPDATE share_links SET view_count = view_count + 1,
                 first_viewed_at = COALESCE(first_viewed_at, $1)
              WHERE id = $2 RETURNING view_count",
         )
         .bind(at.unix_micros())
         .bind(share_id)
-        .fetch_one(&self.write)
+        .fetch_one(&mut *tx)
         .await
-        .map_err(fault)
+        .map_err(fault)?;
+        tx.commit().await?;
+        Ok(count)
     }
 }

@@ -239,7 +239,7 @@ impl SlideStore for SqlStore {
             settings: None,
         };
         insert_entry(&mut tx, deck_id, at, entry).await?;
-        tx.commit().await.map_err(fault)?;
+        tx.commit().await?;
         result.revision = revision;
         Ok(Some(result))
     }

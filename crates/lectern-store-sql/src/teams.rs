@@ -59,7 +59,7 @@ impl TeamStore for SqlStore {
             .await
             .map_err(fault)?;
         let team = team_row(&row)?;
-        tx.commit().await.map_err(fault)?;
+        tx.commit().await?;
         Ok(team)
     }
 
@@ -71,7 +71,7 @@ impl TeamStore for SqlStore {
     ) -> Result<bool> {
         let query = sqlx::query("UPDATE users SET team_id = $1, updated_at = $2 WHERE id = $3");
         let query = query.bind(team_id).bind(at.unix_micros()).bind(user_id);
-        Ok(run(&self.write, query).await? > 0)
+        Ok(self.write_run(query).await? > 0)
     }
 
     async fn list_team_decks(

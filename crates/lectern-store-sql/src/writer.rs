@@ -1,0 +1,298 @@
+//! Write transactions, and group commit on SQLite.
+//!
+//! PostgreSQL: every write is a transaction of its own on the shared pool, which carries
+//! many at once.
+//!
+//! SQLite has one writer, and with `synchronous=FULL` every commit waits for an fsync. If
+//! each write committed alone, concurrent writers would queue behind one fsync at a time.
+//! Instead they share transactions ("group commit"): the writer connection sits behind a
+//! fair (first come, first served) lock; each write takes it, runs inside a savepoint of the
+//! open transaction (`BEGIN IMMEDIATE` when none is open) and releases the savepoint. If
+//! another write is already waiting for the lock, it leaves the commit to whoever comes
+//! last and waits for it; the last write of a batch (nobody waiting, or the batch is full)
+//! commits for all of them, and the flusher task commits when a batch's last write failed
+//! or went away. A write is answered only after the commit that holds it, with that
+//! commit's outcome, so nothing answered is ever lost. A write that fails, or is dropped
+//! half-way, is rolled back to its savepoint: the others in its batch are untouched.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use lectern_core::{Error, Result};
+use sqlx::pool::PoolConnection;
+use sqlx::{Any, AnyConnection, AnyPool, Executor, Transaction};
+use tokio::sync::{Mutex, Notify, OwnedMutexGuard, oneshot};
+
+use crate::fault;
+
+/// The most writes one commit takes; the next write starts a new transaction.
+const MAX_BATCH: usize = 256;
+
+/// Where write transactions come from.
+#[derive(Clone)]
+pub(crate) enum Writer {
+    /// A transaction of its own per write, started with the statement (PostgreSQL).
+    Pool(AnyPool, &'static str),
+    /// Group commit on the one writer connection (SQLite).
+    Group(Arc<Group>),
+}
+
+impl Writer {
+    /// Group commit over `pool`'s one connection, with its flusher task (needs a Tokio
+    /// runtime).
+    pub(crate) fn group(pool: AnyPool) -> Self {
+        let flush = Arc::new(Notify::new());
+        let group = Arc::new(Group {
+            pool,
+            batch: Arc::new(Mutex::new(Batch::default())),
+            waiting: AtomicUsize::new(0),
+            flush: flush.clone(),
+        });
+        tokio::spawn(flusher(Arc::downgrade(&group), flush));
+        Writer::Group(group)
+    }
+
+    /// Starts a write transaction.
+    pub(crate) async fn begin(&self) -> Result<Tx> {
+        match self {
+            Writer::Pool(pool, begin) => {
+                let tx = pool.begin_with(*begin).await.map_err(fault)?;
+                Ok(Tx(Inner::Alone(Some(tx))))
+            }
+            Writer::Group(group) => group.begin().await,
+        }
+    }
+
+    /// Gives the writer connection back to its pool (before closing the pool).
+    pub(crate) async fn release(&self) {
+        if let Writer::Group(group) = self {
+            let mut batch = group.batch.lock().await;
+            batch.finish().await;
+            batch.conn = None;
+        }
+    }
+}
+
+/// A write transaction: use it as a connection (`&mut *tx`), then [`Tx::commit`]. Dropped
+/// without a commit, it changes nothing.
+pub(crate) struct Tx(Inner);
+
+enum Inner {
+    /// `None` once committed.
+    Alone(Option<Transaction<'static, Any>>),
+    /// A savepoint in the open shared transaction; `None` once committed.
+    Grouped(Option<OwnedMutexGuard<Batch>>, Arc<Group>),
+}
+
+impl Tx {
+    /// Commits the write: answers once it is durable, or with the error that kept it from
+    /// being so.
+    pub(crate) async fn commit(mut self) -> Result<()> {
+        match &mut self.0 {
+            Inner::Alone(tx) => {
+                let tx = tx.take().expect("a write commits once");
+                tx.commit().await.map_err(fault)
+            }
+            Inner::Grouped(slot, group) => {
+                let mut batch = slot.take().expect("a write commits once");
+                if let Err(e) = batch.run("RELEASE SAVEPOINT w").await {
+                    batch.dirty = true;
+                    drop(batch);
+                    group.flush.notify_one();
+                    return Err(e);
+                }
+                let last =
+                    group.waiting.load(Ordering::SeqCst) == 0 || batch.waiters.len() >= MAX_BATCH;
+                if last {
+                    return batch.commit().await;
+                }
+                let (done, outcome) = oneshot::channel();
+                batch.waiters.push(done);
+                drop(batch);
+                group.flush.notify_one();
+                match outcome.await {
+                    Ok(result) => result.map_err(|e| Error::internal(e.to_string())),
+                    Err(_) => Err(Error::internal("the group commit went away")),
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Tx {
+    fn drop(&mut self) {
+        if let Inner::Grouped(slot, group) = &mut self.0
+            && let Some(mut batch) = slot.take()
+        {
+            // Not committed: whoever takes the connection next rolls the savepoint back, and
+            // the flusher makes sure someone does.
+            batch.dirty = true;
+            drop(batch);
+            group.flush.notify_one();
+        }
+    }
+}
+
+impl Deref for Tx {
+    type Target = AnyConnection;
+
+    fn deref(&self) -> &AnyConnection {
+        match &self.0 {
+            Inner::Alone(tx) => tx.as_deref().expect("a write's connection"),
+            Inner::Grouped(slot, _) => slot
+                .as_ref()
+                .and_then(|b| b.conn.as_deref())
+                .expect("a write's connection"),
+        }
+    }
+}
+
+impl DerefMut for Tx {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        match &mut self.0 {
+            Inner::Alone(tx) => tx.as_deref_mut().expect("a write's connection"),
+            Inner::Grouped(slot, _) => slot
+                .as_mut()
+                .and_then(|b| b.conn.as_deref_mut())
+                .expect("a write's connection"),
+        }
+    }
+}
+
+/// The shared state of group commit.
+pub(crate) struct Group {
+    pool: AnyPool,
+    batch: Arc<Mutex<Batch>>,
+    /// Writes waiting for the lock: while there are any, a write leaves the commit to them.
+    waiting: AtomicUsize,
+    /// Wakes the flusher: a batch may be left open.
+    flush: Arc<Notify>,
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        // Lets the flusher see that the store is gone.
+        self.flush.notify_one();
+    }
+}
+
+impl Group {
+    async fn begin(self: &Arc<Self>) -> Result<Tx> {
+        let mut batch = {
+            self.waiting.fetch_add(1, Ordering::SeqCst);
+            let _waited = Waited(&self.waiting);
+            self.batch.clone().lock_owned().await
+        };
+        batch.cleanup().await;
+        if batch.conn.is_none() {
+            batch.conn = Some(self.pool.acquire().await.map_err(fault)?);
+        }
+        let start = if batch.open {
+            "SAVEPOINT w"
+        } else {
+            "BEGIN IMMEDIATE; SAVEPOINT w"
+        };
+        if let Err(e) = batch.run(start).await {
+            // Whatever the failed statement left, start over.
+            batch.abort(&e.to_string()).await;
+            return Err(e);
+        }
+        batch.open = true;
+        Ok(Tx(Inner::Grouped(Some(batch), self.clone())))
+    }
+}
+
+/// Counts a write out of [`Group::waiting`] once it has the lock or gave up waiting.
+struct Waited<'a>(&'a AtomicUsize);
+
+impl Drop for Waited<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The writer connection and its open transaction.
+#[derive(Default)]
+struct Batch {
+    conn: Option<PoolConnection<Any>>,
+    /// A transaction is open on `conn`.
+    open: bool,
+    /// A write left its savepoint without releasing it.
+    dirty: bool,
+    /// The writes released into the open transaction, waiting for its commit.
+    waiters: Vec<oneshot::Sender<std::result::Result<(), Arc<str>>>>,
+}
+
+impl Batch {
+    async fn run(&mut self, sql: &'static str) -> Result<()> {
+        let conn = self.conn.as_deref_mut().expect("the writer connection");
+        conn.execute(sql).await.map_err(fault)?;
+        Ok(())
+    }
+
+    /// Rolls back what a dropped write left.
+    async fn cleanup(&mut self) {
+        if self.dirty {
+            self.dirty = false;
+            if let Err(e) = self
+                .run("ROLLBACK TO SAVEPOINT w; RELEASE SAVEPOINT w")
+                .await
+            {
+                self.abort(&e.to_string()).await;
+            }
+        }
+    }
+
+    /// Commits the open transaction, tells its waiting writes, and answers the outcome.
+    async fn commit(&mut self) -> Result<()> {
+        let result = self.run("COMMIT").await;
+        self.open = false;
+        let outcome = result
+            .as_ref()
+            .map(|_| ())
+            .map_err(|e| Arc::<str>::from(e.to_string()));
+        if result.is_err() {
+            // A failed COMMIT may leave the transaction open: end it.
+            let _ = self.run("ROLLBACK").await;
+        }
+        for waiter in self.waiters.drain(..) {
+            let _ = waiter.send(outcome.clone());
+        }
+        result
+    }
+
+    /// Rolls the whole open transaction back, failing the writes that wait for it.
+    async fn abort(&mut self, why: &str) {
+        if self.conn.is_some() {
+            let _ = self.run("ROLLBACK").await;
+        }
+        self.open = false;
+        self.dirty = false;
+        let why: Arc<str> = Arc::from(format!("the transaction was rolled back: {why}"));
+        for waiter in self.waiters.drain(..) {
+            let _ = waiter.send(Err(why.clone()));
+        }
+    }
+
+    /// Rolls back a dropped write's savepoint and commits what the batch holds.
+    async fn finish(&mut self) {
+        self.cleanup().await;
+        if self.open {
+            let _ = self.commit().await;
+        }
+    }
+}
+
+/// Commits batches that no write is left to commit: woken whenever a write leaves the
+/// commit to others or goes away. Queued on the fair lock behind the writes already
+/// waiting, it commits after them. Ends with the store.
+async fn flusher(group: std::sync::Weak<Group>, wake: Arc<Notify>) {
+    loop {
+        wake.notified().await;
+        let Some(batch) = group.upgrade().map(|g| g.batch.clone()) else {
+            return;
+        };
+        batch.lock().await.finish().await;
+    }
+}
