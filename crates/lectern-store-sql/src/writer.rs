@@ -95,26 +95,12 @@ impl Tx {
                 tx.commit().await.map_err(fault)
             }
             Inner::Grouped(slot, group) => {
-                let mut batch = slot.take().expect("a write commits once");
-                if let Err(e) = batch.run("RELEASE SAVEPOINT w").await {
-                    batch.dirty = true;
-                    drop(batch);
-                    group.flush.notify_one();
-                    return Err(e);
-                }
-                let last =
-                    group.waiting.load(Ordering::SeqCst) == 0 || batch.waiters.len() >= MAX_BATCH;
-                if last {
-                    return batch.commit().await;
-                }
-                let (done, outcome) = oneshot::channel();
-                batch.waiters.push(done);
-                drop(batch);
-                group.flush.notify_one();
-                match outcome.await {
-                    Ok(result) => result.map_err(|e| Error::internal(e.to_string())),
-                    Err(_) => Err(Error::internal("the group commit went away")),
-                }
+                let batch = slot.take().expect("a write commits once");
+                // In a task of its own, so that a caller that goes away cannot leave the
+                // batch half-committed.
+                tokio::spawn(group.clone().commit(batch))
+                    .await
+                    .map_err(Error::internal)?
             }
         }
     }
@@ -178,28 +164,58 @@ impl Drop for Group {
 }
 
 impl Group {
+    /// Starts a write in the open batch. In a task of its own, so that a caller that goes
+    /// away cannot leave the connection's state unknown: the write it started is dropped,
+    /// which rolls it back.
     async fn begin(self: &Arc<Self>) -> Result<Tx> {
-        let mut batch = {
-            self.waiting.fetch_add(1, Ordering::SeqCst);
-            let _waited = Waited(&self.waiting);
-            self.batch.clone().lock_owned().await
-        };
-        batch.cleanup().await;
-        if batch.conn.is_none() {
-            batch.conn = Some(self.pool.acquire().await.map_err(fault)?);
-        }
-        let start = if batch.open {
-            "SAVEPOINT w"
-        } else {
-            "BEGIN IMMEDIATE; SAVEPOINT w"
-        };
-        if let Err(e) = batch.run(start).await {
-            // Whatever the failed statement left, start over.
-            batch.abort(&e.to_string()).await;
+        let group = self.clone();
+        tokio::spawn(async move {
+            let mut batch = {
+                group.waiting.fetch_add(1, Ordering::SeqCst);
+                let _waited = Waited(&group.waiting);
+                group.batch.clone().lock_owned().await
+            };
+            batch.cleanup().await;
+            if batch.conn.is_none() {
+                batch.conn = Some(group.pool.acquire().await.map_err(fault)?);
+            }
+            let start = if batch.open {
+                "SAVEPOINT w"
+            } else {
+                "BEGIN IMMEDIATE; SAVEPOINT w"
+            };
+            if let Err(e) = batch.run(start).await {
+                // Whatever the failed statement left, start over.
+                batch.abort(&e.to_string()).await;
+                return Err(e);
+            }
+            batch.open = true;
+            Ok(Tx(Inner::Grouped(Some(batch), group)))
+        })
+        .await
+        .map_err(Error::internal)?
+    }
+
+    /// Releases a write's savepoint, then commits the batch if this write is its last, or
+    /// leaves the commit to the writes waiting and waits for its outcome.
+    async fn commit(self: Arc<Self>, mut batch: OwnedMutexGuard<Batch>) -> Result<()> {
+        if let Err(e) = batch.run("RELEASE SAVEPOINT w").await {
+            batch.dirty = true;
+            drop(batch);
+            self.flush.notify_one();
             return Err(e);
         }
-        batch.open = true;
-        Ok(Tx(Inner::Grouped(Some(batch), self.clone())))
+        if self.waiting.load(Ordering::SeqCst) == 0 || batch.waiters.len() >= MAX_BATCH {
+            return batch.commit().await;
+        }
+        let (done, outcome) = oneshot::channel();
+        batch.waiters.push(done);
+        drop(batch);
+        self.flush.notify_one();
+        match outcome.await {
+            Ok(result) => result.map_err(|e| Error::internal(e.to_string())),
+            Err(_) => Err(Error::internal("the group commit went away")),
+        }
     }
 }
 
@@ -294,5 +310,159 @@ async fn flusher(group: std::sync::Weak<Group>, wake: Arc<Notify>) {
             return;
         };
         batch.lock().await.finish().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use sqlx::any::AnyPoolOptions;
+
+    use super::*;
+
+    /// A file database with a table `t (n)`: its one-connection write pool, and a pool that
+    /// reads it as another process would.
+    async fn database(dir: &tempfile::TempDir) -> (AnyPool, AnyPool) {
+        sqlx::any::install_default_drivers();
+        let url = format!("sqlite://{}?mode=rwc", dir.path().join("w.db").display());
+        let pool = |size| {
+            AnyPoolOptions::new()
+                .max_connections(size)
+                .after_connect(|conn, _| {
+                    Box::pin(async move {
+                        conn.execute("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000")
+                            .await
+                            .map(drop)
+                    })
+                })
+                .connect(&url)
+        };
+        let write = pool(1).await.unwrap();
+        write
+            .execute("CREATE TABLE t (n INTEGER PRIMARY KEY)")
+            .await
+            .unwrap();
+        (write, pool(2).await.unwrap())
+    }
+
+    async fn insert(tx: &mut Tx, n: i64) {
+        sqlx::query("INSERT INTO t (n) VALUES ($1)")
+            .bind(n)
+            .execute(&mut **tx)
+            .await
+            .unwrap();
+    }
+
+    async fn rows(read: &AnyPool) -> Vec<i64> {
+        sqlx::query_scalar("SELECT n FROM t ORDER BY n")
+            .fetch_all(read)
+            .await
+            .unwrap()
+    }
+
+    async fn visible(read: &AnyPool, n: i64) -> bool {
+        sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM t WHERE n = $1")
+            .bind(n)
+            .fetch_one(read)
+            .await
+            .unwrap()
+            == 1
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn each_write_is_answered_once_committed_and_a_failed_one_takes_no_other_with_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (write, read) = database(&dir).await;
+        let writer = Writer::group(write);
+        let mut tasks = Vec::new();
+        for n in 0..200 {
+            let (writer, read) = (writer.clone(), read.clone());
+            tasks.push(tokio::spawn(async move {
+                let mut tx = writer.begin().await.unwrap();
+                insert(&mut tx, n).await;
+                if n % 7 == 0 {
+                    // Fails after writing: dropped, so rolled back.
+                    return;
+                }
+                if n % 11 == 0 {
+                    // A statement error inside the write, then committed anyway: the
+                    // statement changed nothing, the insert stays.
+                    let err = sqlx::query("INSERT INTO t (n) VALUES ($1)")
+                        .bind(n)
+                        .execute(&mut *tx)
+                        .await;
+                    assert!(err.is_err());
+                }
+                tx.commit().await.unwrap();
+                // Answered: another connection sees it.
+                assert!(
+                    visible(&read, n).await,
+                    "row {n} answered but not committed"
+                );
+            }));
+        }
+        for task in tasks {
+            task.await.unwrap();
+        }
+        let expected: Vec<i64> = (0..200).filter(|n| n % 7 != 0).collect();
+        assert_eq!(rows(&read).await, expected);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_flusher_commits_a_batch_whose_last_write_went_away() {
+        let dir = tempfile::tempdir().unwrap();
+        let (write, read) = database(&dir).await;
+        let writer = Writer::group(write);
+        let Writer::Group(group) = &writer else {
+            unreachable!()
+        };
+        let mut first = writer.begin().await.unwrap();
+        insert(&mut first, 1).await;
+        // A second write waits for the lock, so the first leaves the commit to it...
+        let second = tokio::spawn({
+            let writer = writer.clone();
+            async move {
+                let mut tx = writer.begin().await.unwrap();
+                insert(&mut tx, 2).await;
+                // ... and it goes away without committing.
+                drop(tx);
+            }
+        });
+        while group.waiting.load(Ordering::SeqCst) == 0 {
+            tokio::task::yield_now().await;
+        }
+        tokio::time::timeout(Duration::from_secs(10), first.commit())
+            .await
+            .expect("the flusher committed")
+            .unwrap();
+        second.await.unwrap();
+        assert_eq!(rows(&read).await, vec![1]);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_write_cancelled_half_way_is_rolled_back_and_the_next_one_proceeds() {
+        let dir = tempfile::tempdir().unwrap();
+        let (write, read) = database(&dir).await;
+        let writer = Writer::group(write);
+        let (inserted, wrote) = oneshot::channel();
+        let cancelled = tokio::spawn({
+            let writer = writer.clone();
+            async move {
+                let mut tx = writer.begin().await.unwrap();
+                insert(&mut tx, 1).await;
+                inserted.send(()).unwrap();
+                std::future::pending::<()>().await;
+                tx.commit().await.unwrap();
+            }
+        });
+        wrote.await.unwrap();
+        cancelled.abort();
+        let mut tx = writer.begin().await.unwrap();
+        insert(&mut tx, 2).await;
+        tx.commit().await.unwrap();
+        assert_eq!(rows(&read).await, vec![2]);
+        // The store closes: the connection goes back to its pool.
+        writer.release().await;
     }
 }
