@@ -8,7 +8,7 @@ use axum::http::{HeaderName, StatusCode};
 use axum::routing::{delete, get, patch, post};
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::request_id::{MakeRequestUuid, PropagateRequestIdLayer, SetRequestIdLayer};
+use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
@@ -86,7 +86,10 @@ pub fn build(state: AppState) -> Router {
         .method_not_allowed_fallback(http::method_not_allowed)
         .layer(
             ServiceBuilder::new()
-                .layer(SetRequestIdLayer::new(request_id.clone(), MakeRequestUuid))
+                .layer(SetRequestIdLayer::new(
+                    request_id.clone(),
+                    http::request_id::RequestIds::new(),
+                ))
                 .layer(TraceLayer::new_for_http().make_span_with(
                     |req: &axum::http::Request<axum::body::Body>| {
                         let id = req

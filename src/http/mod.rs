@@ -5,6 +5,7 @@ pub mod error;
 pub mod extract;
 pub mod metrics;
 pub mod rate_limit;
+pub mod request_id;
 
 use axum::body::Body;
 use axum::extract::Request;

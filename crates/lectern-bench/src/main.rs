@@ -13,17 +13,19 @@
 //!
 //! Scenarios (all when none is named): `get_deck`, `list_decks`, `create_deck`;
 //! `list_slides_N` (first page) and `move_slides_N` (10 slides moved per request) on a deck
-//! of N = 10, 1000 or 10000 slides; `add_slide` (appends to one deck); `update_slide` (new
-//! notes each time: every request is a revision); `history_10000`: a 1,000-slide deck after
-//! 10,000 single-slide edits, its database growth, listing and restoring revisions (see
-//! `history.rs`); `upload_media`: a 5 MB JPEG upload timed beside the same bytes posted to
-//! the baseline, and 100 concurrent small uploads (see `media.rs`); `export_pdf_50`: the
-//! time from `create_deck_export` to `completed` for a 50-slide PDF, cold (first, the browser
-//! starts) and warm, beside decktape 3 printing the same deck page with the same Chromium
-//! (`--decktape PATH`, installed by scripts/bench-exports.sh). Both servers
-//! run as child processes of this binary (`__serve-lectern`, `__serve-baseline`) so that the
-//! load generator, the server under test and the baseline are separate processes, as in
-//! production. Each connection is one HTTP/1.1 keep-alive connection driven by its own task.
+//! of N = 10, 1000 or 10000 slides; `get_slide_N` (a slide from the middle) for N = 10 and
+//! 10000; `add_slide` (appends to one deck); `update_slide` (new notes each time: every
+//! request is a revision); `update_deck` (a new description each time); `history_10000`: a
+//! 1,000-slide deck after 10,000 single-slide edits, its database growth, listing and
+//! restoring revisions (see `history.rs`); `upload_media`: a 5 MB JPEG upload timed beside
+//! the same bytes posted to the baseline, and 100 concurrent small uploads (see
+//! `media.rs`); `export_pdf_50`: the time from `create_deck_export` to `completed` for a
+//! 50-slide PDF, cold (first, the browser starts) and warm, beside decktape 3 printing the
+//! same deck page with the same Chromium (`--decktape PATH`, installed by
+//! scripts/bench-exports.sh). Both servers run as child processes of this binary
+//! (`__serve-lectern`, `__serve-baseline`) so that the load generator, the server under
+//! test and the baseline are separate processes, as in production. Each connection is one
+//! HTTP/1.1 keep-alive connection driven by its own task.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -56,6 +58,9 @@ const SCENARIOS: &[&str] = &[
     "move_slides_10000",
     "add_slide",
     "update_slide",
+    "update_deck",
+    "get_slide_10",
+    "get_slide_10000",
     "history_10000",
     "upload_media",
     "export_pdf_50",
@@ -270,11 +275,26 @@ impl Server {
                     )
                 }
             }
+            "update_deck" => Target {
+                // A new description every time, so every request writes (and is a revision).
+                vary: true,
+                ..patch(
+                    &format!("/v1/decks/{deck_id}"),
+                    key,
+                    &serde_json::json!({"description": "Revised, take %N%."}),
+                )
+            },
             other => {
                 let (kind, n) = other.rsplit_once('_').context("scenario name")?;
                 let (deck, ids) = big_deck(addr, key, n.parse()?).await?;
                 if kind == "list_slides" {
                     get(&format!("/v1/decks/{deck}/slides"), key)
+                } else if kind == "get_slide" {
+                    // A slide from the middle of the deck.
+                    get(
+                        &format!("/v1/decks/{deck}/slides/{}", ids[ids.len() / 2]),
+                        key,
+                    )
                 } else {
                     // Ten slides from the front (nine on a deck of ten: the target stays) move
                     // to just after a later slide: the same work every time.
