@@ -1,8 +1,11 @@
-// Lectern's deck editor (first version): the slide list with vertical groups, adding,
-// deleting and moving slides, each slide's HTML and speaker notes, and the deck title, saved
+// Lectern's deck editor: the slide list with vertical groups, adding, deleting and moving
+// slides, the slide's blocks on a canvas (canvas.js), each slide's HTML and speaker notes,
+// and the deck's title and settings, saved
 // automatically through the REST API with the session's CSRF token and the deck's revision
 // as a precondition (If-Match). A conflict with another writer keeps the person's text on
 // screen and offers to reload the slide.
+
+import { Canvas } from "./canvas.js";
 
 const body = document.body;
 const deckId = body.dataset.deckId;
@@ -27,6 +30,9 @@ const editor = {
   selected: null, // slide id
   loaded: null, // {id, html, notes} as last read or saved
   dirty: new Set(), // "slide" | "title"
+  htmlOf: new Map(), // slide id -> its HTML, for the thumbnails
+  width: Number(body.dataset.width) || 960,
+  height: Number(body.dataset.height) || 700,
   timer: null,
   saving: false,
   conflict: false,
@@ -93,9 +99,14 @@ async function loadSlides() {
 }
 
 async function loadDeck() {
-  const r = await api("GET", `/v1/decks/${deckId}`);
+  const r = await api("GET", `/v1/decks/${deckId}?include_deck_html=true`);
   if (r.status !== 200) throw new Error((r.json && r.json.error) || `status ${r.status}`);
   editor.revision = r.json.data.revision;
+  editor.width = r.json.data.width;
+  editor.height = r.json.data.height;
+  // Every slide's HTML, for the thumbnails: the deck's sections that carry a slide id.
+  const doc = new DOMParser().parseFromString(r.json.data.deck_html || "", "text/html");
+  editor.htmlOf = new Map([...doc.querySelectorAll("section[data-id]")].map((s) => [s.dataset.id, s.outerHTML]));
   if (!editor.dirty.has("title")) titleBox.value = r.json.data.title;
 }
 
@@ -116,7 +127,11 @@ function renderList() {
     button.type = "button";
     button.className = "slide-item";
     button.dataset.slideId = slide.id;
-    button.textContent = label(slide);
+    button.append(thumbnail(slide.id));
+    const caption = document.createElement("span");
+    caption.className = "slide-label";
+    caption.textContent = label(slide);
+    button.append(caption);
     button.setAttribute("aria-current", slide.id === editor.selected ? "true" : "false");
     button.addEventListener("click", () => serially(() => select(slide.id)));
     button.draggable = true;
@@ -141,6 +156,30 @@ function renderList() {
     list.append(item);
     if (hadFocus && slide.id === editor.selected) button.focus();
   }
+}
+
+/** A small picture of slide `id` as its HTML draws it (blocks at their places). */
+function thumbnail(id) {
+  const thumb = document.createElement("div");
+  thumb.className = "thumb";
+  const scale = 96 / editor.width;
+  thumb.style.height = `${Math.round(editor.height * scale)}px`;
+  const board = document.createElement("div");
+  board.className = "thumb-board";
+  board.style.width = `${editor.width}px`;
+  board.style.height = `${editor.height}px`;
+  board.style.transform = `scale(${scale})`;
+  const html = editor.htmlOf.get(id);
+  if (html) {
+    const section = new DOMParser().parseFromString(html, "text/html").body.querySelector("section");
+    if (section) {
+      board.innerHTML = section.innerHTML;
+      const background = section.getAttribute("data-background-color");
+      if (background) board.style.background = background;
+    }
+  }
+  thumb.append(board);
+  return thumb;
 }
 
 /** Where a slide dropped on `button` goes: its right part puts it below that slide (a
@@ -187,6 +226,7 @@ async function select(id) {
   htmlBox.value = editor.loaded.html;
   notesBox.value = editor.loaded.notes;
   renderBlocks();
+  showCanvas();
   renderList();
   showPreview();
 }
@@ -199,6 +239,18 @@ const PLACE = ["left", "top", "width", "height"];
 function parsedSlide() {
   const doc = new DOMParser().parseFromString(htmlBox.value, "text/html");
   return doc.body.querySelector("section");
+}
+
+// The canvas edits the slide's blocks in place; its changes come back as the slide's HTML.
+const canvas = new Canvas($("canvas"), (html) => {
+  htmlBox.value = html;
+  changed("slide");
+  if (!(document.activeElement instanceof Element && document.activeElement.closest("#blocks"))) renderBlocks();
+});
+
+/** Draws the selected slide (as the HTML field holds it) on the canvas. */
+function showCanvas() {
+  canvas.show(editor.loaded ? parsedSlide() : null, editor.width, editor.height);
 }
 
 function renderBlocks() {
@@ -257,6 +309,7 @@ function editBlock(index, change) {
   change(block);
   htmlBox.value = section.outerHTML;
   changed("slide");
+  showCanvas();
 }
 
 function changed(what) {
@@ -329,6 +382,7 @@ async function save() {
           notes: patch.notes === undefined ? editor.loaded.notes : patch.notes,
         };
         if (patch.html !== undefined) {
+          editor.htmlOf.set(id, patch.html);
           await loadSlides(); // titles follow the HTML
           renderList();
         }
@@ -438,7 +492,7 @@ $("redo").addEventListener("click", redo);
 document.addEventListener("keydown", (event) => {
   if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z") return;
   // Inside a text field the browser's own undo edits the text.
-  if (event.target instanceof Element && event.target.closest("textarea, input, select")) return;
+  if (event.target instanceof Element && event.target.closest("textarea, input, select, [contenteditable=true]")) return;
   event.preventDefault();
   if (event.shiftKey) redo();
   else undo();
@@ -480,19 +534,18 @@ for (const control of document.querySelectorAll("[data-setting]")) {
     if (r.status !== 200) return setState((r.json && r.json.error) || "Not saved", "error");
     followRevision(r.json);
     setState("All changes saved", "saved");
+    if (field === "width" || field === "height") {
+      editor[field] = value;
+      showCanvas();
+    }
     showPreview();
   }));
 }
 
-/** Puts an image at the end of the selected slide (before its closing tag). */
+/** Puts an image block in the middle of the selected slide. */
 function insertImage(url) {
   if (!editor.loaded) return;
-  const safe = url.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
-  const tag = `<img src="${safe}" alt="">`;
-  const html = htmlBox.value;
-  const end = html.lastIndexOf("</section>");
-  htmlBox.value = end >= 0 ? html.slice(0, end) + tag + html.slice(end) : html + tag;
-  changed("slide");
+  canvas.addImage(url);
 }
 
 /** Uploads an image file to the account's media library, then inserts it. */
@@ -606,7 +659,29 @@ list.addEventListener("keydown", (event) => {
 });
 
 htmlBox.addEventListener("input", () => changed("slide"));
-htmlBox.addEventListener("change", renderBlocks);
+htmlBox.addEventListener("change", () => {
+  renderBlocks();
+  showCanvas();
+});
+
+// The canvas's tools. Formatting buttons keep the text selection (no focus on mousedown).
+const tool = (id, action) => {
+  $(id).addEventListener("mousedown", (event) => event.preventDefault());
+  $(id).addEventListener("click", () => {
+    if (editor.loaded) action();
+  });
+};
+tool("add-text", () => canvas.addText());
+tool("add-rect", () => canvas.addShape("rect", $("shape-fill").value));
+tool("add-ellipse", () => canvas.addShape("ellipse", $("shape-fill").value));
+for (const [id, command] of [["fmt-bold", "bold"], ["fmt-italic", "italic"], ["fmt-underline", "underline"], ["fmt-strike", "strikeThrough"], ["fmt-list", "insertUnorderedList"], ["fmt-numbers", "insertOrderedList"]]) {
+  tool(id, () => document.execCommand(command));
+}
+tool("block-forward", () => canvas.restack(1));
+tool("block-backward", () => canvas.restack(-1));
+tool("block-duplicate", () => canvas.duplicate());
+tool("block-delete", () => canvas.remove());
+$("shape-fill").addEventListener("input", () => canvas.fill($("shape-fill").value));
 notesBox.addEventListener("input", () => changed("slide"));
 titleBox.addEventListener("input", () => changed("title"));
 

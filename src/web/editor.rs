@@ -25,7 +25,7 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <link rel=\"stylesheet\" href=\"/assets/web/site.css\">\
          <link rel=\"stylesheet\" href=\"/assets/web/editor.css\">\
          <script type=\"module\" src=\"/assets/web/editor.js\"></script></head>\
-         <body class=\"editor-page\" data-deck-id=\"{id}\" data-csrf=\"{csrf}\" data-view=\"{view}\">\
+         <body class=\"editor-page\" data-deck-id=\"{id}\" data-csrf=\"{csrf}\" data-view=\"{view}\" data-width=\"{width}\" data-height=\"{height}\">\
          <header class=\"site-header editor-header\"><a class=\"brand\" href=\"/\">Lectern</a>\
          <label class=\"deck-title\">Title <input id=\"deck-title\" maxlength=\"255\" value=\"{title}\"></label>\
          <span id=\"save-state\" class=\"save-state\" role=\"status\" aria-live=\"polite\">Loading…</span>\
@@ -50,6 +50,24 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <label>Password (optional) <input id=\"share-password\" type=\"password\" autocomplete=\"new-password\"></label>\
          <label>Expires (optional) <input id=\"share-expires\" type=\"date\"></label>\
          <button type=\"button\" id=\"share-create\">Create link</button></div></details>\
+         <div class=\"canvas-tools\" role=\"toolbar\" aria-label=\"Canvas\">\
+         <button type=\"button\" id=\"add-text\" class=\"secondary\">Text</button>\
+         <button type=\"button\" id=\"add-rect\" class=\"secondary\">Rectangle</button>\
+         <button type=\"button\" id=\"add-ellipse\" class=\"secondary\">Ellipse</button>\
+         <label class=\"fill\">Fill <input type=\"color\" id=\"shape-fill\" value=\"#2a76dd\"></label>\
+         <span class=\"tool-gap\"></span>\
+         <button type=\"button\" id=\"fmt-bold\" class=\"secondary\" title=\"Bold\"><b>B</b></button>\
+         <button type=\"button\" id=\"fmt-italic\" class=\"secondary\" title=\"Italic\"><i>I</i></button>\
+         <button type=\"button\" id=\"fmt-underline\" class=\"secondary\" title=\"Underline\"><u>U</u></button>\
+         <button type=\"button\" id=\"fmt-strike\" class=\"secondary\" title=\"Strike through\"><s>S</s></button>\
+         <button type=\"button\" id=\"fmt-list\" class=\"secondary\" title=\"Bulleted list\">• List</button>\
+         <button type=\"button\" id=\"fmt-numbers\" class=\"secondary\" title=\"Numbered list\">1. List</button>\
+         <span class=\"tool-gap\"></span>\
+         <button type=\"button\" id=\"block-forward\" class=\"secondary\" title=\"Bring forward\">Forward</button>\
+         <button type=\"button\" id=\"block-backward\" class=\"secondary\" title=\"Send backward\">Backward</button>\
+         <button type=\"button\" id=\"block-duplicate\" class=\"secondary\" title=\"Duplicate (Ctrl+D)\">Duplicate</button>\
+         <button type=\"button\" id=\"block-delete\" class=\"danger\" title=\"Delete the block (Delete)\">Delete block</button></div>\
+         <div id=\"canvas\" class=\"canvas\" aria-label=\"Slide canvas: click a block to select it, drag to move, drag its corner to resize, double-click text to edit\"></div>\
          <iframe id=\"preview\" class=\"preview\" title=\"Slide preview\"></iframe>\
          <div id=\"image-tools\" class=\"image-tools\"><label class=\"button secondary\" for=\"image-file\">Upload an image</label>\
          <input type=\"file\" id=\"image-file\" accept=\"image/png,image/jpeg,image/gif,image/webp,image/svg+xml\" class=\"visually-hidden\">\
@@ -67,6 +85,8 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
         csrf = escape(&session.csrf_token),
         view = escape(base),
         settings = settings(d),
+        width = d.width,
+        height = d.height,
     );
     let mut response = (StatusCode::OK, html).into_response();
     // Only Lectern's own script runs (no inline script, no eval); slides shown in the

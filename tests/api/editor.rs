@@ -7,6 +7,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use chromiumoxide::Page;
+use chromiumoxide::cdp::browser_protocol::input::{
+    DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams, MouseButton,
+};
 use reqwest::StatusCode;
 use serde_json::json;
 
@@ -179,7 +182,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     );
     let listed = wait_for(
         &page,
-        "[...document.querySelectorAll('.slide-item')].map(b => b.textContent).join('|')",
+        "[...document.querySelectorAll('.slide-item')].map(b => b.querySelector('.slide-label').textContent).join('|')",
         "Numbers",
     )
     .await;
@@ -214,7 +217,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     assert!(grown, "no slide was added");
     wait_for(
         &page,
-        "[...document.querySelectorAll('.slide-item')].map(b => b.textContent).join('|')",
+        "[...document.querySelectorAll('.slide-item')].map(b => b.querySelector('.slide-label').textContent).join('|')",
         "New slide",
     )
     .await;
@@ -250,7 +253,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     assert!(grouped, "no vertical group was made");
     let listed = wait_for(
         &page,
-        "[...document.querySelectorAll('.slide-list li')].map(l => l.className + ':' + l.textContent).join('|')",
+        "[...document.querySelectorAll('.slide-list li')].map(l => l.className + ':' + l.querySelector('.slide-label').textContent).join('|')",
         "below:2.2",
     )
     .await;
@@ -480,7 +483,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     .await;
     let below = wait_for(
         &page,
-        "document.activeElement.dataset.slideId + ' ' + document.querySelector('.slide-item[aria-current=true]').textContent",
+        "document.activeElement.dataset.slideId + ' ' + document.querySelector('.slide-item[aria-current=true] .slide-label').textContent",
         "New slide",
     )
     .await;
@@ -751,6 +754,147 @@ async fn a_block_markup_slide_changes_one_block_and_leaves_the_others_as_they_we
     assert_eq!(
         app.get_slide(&alice.key, deck, &other).await.data()["html"],
         free_before
+    );
+    chromium.close().await;
+}
+
+/// One mouse event at (`x`, `y`) in the page's CSS pixels.
+async fn mouse(page: &Page, kind: DispatchMouseEventType, x: f64, y: f64, clicks: i64) {
+    let mut event = DispatchMouseEventParams::new(kind, x, y);
+    event.button = Some(MouseButton::Left);
+    event.buttons = Some(if clicks > 0 { 1 } else { 0 });
+    event.click_count = Some(clicks.max(1));
+    page.execute(event).await.unwrap();
+}
+
+/// Presses the mouse at `from`, moves it to `to` in steps, and lets go: a person's drag.
+async fn drag(page: &Page, from: (f64, f64), to: (f64, f64)) {
+    mouse(page, DispatchMouseEventType::MouseMoved, from.0, from.1, 0).await;
+    mouse(
+        page,
+        DispatchMouseEventType::MousePressed,
+        from.0,
+        from.1,
+        1,
+    )
+    .await;
+    for step in 1..=8 {
+        let t = f64::from(step) / 8.0;
+        let (x, y) = (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
+        mouse(page, DispatchMouseEventType::MouseMoved, x, y, 1).await;
+    }
+    mouse(page, DispatchMouseEventType::MouseReleased, to.0, to.1, 1).await;
+}
+
+/// Evaluates `js` to numbers (an array).
+async fn numbers(page: &Page, js: &str) -> Vec<f64> {
+    page.evaluate(js).await.unwrap().into_value().unwrap()
+}
+
+/// A pixel length from a block's style in the saved HTML (`side: Npx`).
+fn style_px(block: &str, side: &str) -> f64 {
+    let at = block
+        .find(&format!("{side}: "))
+        .or_else(|| block.find(&format!("{side}:")))
+        .unwrap_or_else(|| panic!("{side} in {block}"));
+    let rest = block[at + side.len() + 1..].trim_start();
+    rest[..rest.find("px").unwrap()].parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_mouse() {
+    let Some(bin) = chromium() else {
+        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let slide = "<section><div class=\"sl-block\" data-block-type=\"text\" data-block-id=\"t1\" style=\"left:80px;top:60px;width:400px;height:120px;z-index:1\">\
+        <div class=\"sl-block-content\"><h2>Drag me</h2></div></div></section>";
+    let r = app
+        .create_deck(
+            &alice.key,
+            json!({"title": "Canvas", "width": 960, "height": 700, "slides": [{"html": slide}]}),
+        )
+        .await;
+    r.expect(201);
+    let deck = r.data()["id"].as_i64().unwrap();
+    let edit = r.data()["urls"]["edit"].as_str().unwrap().to_string();
+    let first = r.data()["slide_ids"][0].as_str().unwrap().to_string();
+
+    let chromium = crate::common::Headless::launch(bin, 1280, 900).await;
+    let page = chromium.browser.new_page("about:blank").await.unwrap();
+    sign_in(&page, &app, &alice).await;
+    page.goto(edit.as_str()).await.unwrap();
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+    let count = "String(document.querySelectorAll('.canvas-board > .sl-block').length)";
+    assert_eq!(wait_for(&page, count, "1").await, "1");
+    let scale = numbers(
+        &page,
+        "[document.querySelector('.canvas-board').getBoundingClientRect().width / 960]",
+    )
+    .await[0];
+
+    // Move the block: press on it, drag 100 x 50 screen pixels, let go. (Whatever the
+    // scale, no edge or centre comes near the canvas's edges or centre, where it would snap.)
+    let rect = "(() => { const r = document.querySelector('.canvas-board > .sl-block').getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })()";
+    let b = numbers(&page, rect).await;
+    let (cx, cy) = (b[0] + b[2] / 2.0, b[1] + b[3] / 2.0);
+    drag(&page, (cx, cy), (cx + 100.0, cy + 50.0)).await;
+    // Resize it by its corner handle: 40 x 30 screen pixels larger.
+    let handle = "(() => { const r = document.querySelector('.canvas-handle').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()";
+    let h = numbers(&page, handle).await;
+    drag(&page, (h[0], h[1]), (h[0] + 40.0, h[1] + 30.0)).await;
+    shot(&page, "editor-canvas-moved").await;
+
+    // Add a text block (its text is selected, so typing replaces it) and type.
+    click(&page, "#add-text").await;
+    assert_eq!(wait_for(&page, count, "2").await, "2");
+    page.execute(InsertTextParams::new("Hello world"))
+        .await
+        .unwrap();
+    // Double-click "world" to select it, then make it bold.
+    let word = "(() => { const c = document.querySelector('[contenteditable=true]'); const t = [...c.querySelectorAll('*')].concat([c]).flatMap(e => [...e.childNodes]).find(n => n.nodeType === 3 && n.data.includes('world')); const i = t.data.indexOf('world'); const range = document.createRange(); range.setStart(t, i + 1); range.setEnd(t, i + 2); const r = range.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()";
+    let w = numbers(&page, word).await;
+    mouse(&page, DispatchMouseEventType::MousePressed, w[0], w[1], 1).await;
+    mouse(&page, DispatchMouseEventType::MouseReleased, w[0], w[1], 1).await;
+    mouse(&page, DispatchMouseEventType::MousePressed, w[0], w[1], 2).await;
+    mouse(&page, DispatchMouseEventType::MouseReleased, w[0], w[1], 2).await;
+    let selected = wait_for(&page, "String(window.getSelection())", "world").await;
+    assert_eq!(selected.trim(), "world");
+    click(&page, "#fmt-bold").await;
+    // And a rectangle.
+    click(&page, "#add-rect").await;
+    assert_eq!(wait_for(&page, count, "3").await, "3");
+    shot(&page, "editor-canvas-added").await;
+
+    let saved = eventually(|| async {
+        let html = app.get_slide(&alice.key, deck, &first).await.data()["html"].clone();
+        let html = html.as_str().unwrap_or("");
+        html.contains("data-block-type=\"shape\"") && html.contains("world</b>")
+    })
+    .await;
+    let html = app.get_slide(&alice.key, deck, &first).await.data()["html"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(saved, "the canvas's changes were not saved: {html}");
+    // The dragged block: its new place and size in canvas pixels (screen / scale), ±1 px.
+    let t1 = block_markup(&html, "t1");
+    let near = |got: f64, want: f64| (got - want).abs() <= 1.0;
+    assert!(near(style_px(t1, "left"), 80.0 + 100.0 / scale), "{t1}");
+    assert!(near(style_px(t1, "top"), 60.0 + 50.0 / scale), "{t1}");
+    assert!(near(style_px(t1, "width"), 400.0 + 40.0 / scale), "{t1}");
+    assert!(near(style_px(t1, "height"), 120.0 + 30.0 / scale), "{t1}");
+    assert!(
+        t1.contains("<h2>Drag me</h2>") && t1.contains("z-index: 1"),
+        "{t1}"
+    );
+    assert!(html.contains("Hello <b>world</b>"), "{html}");
+    assert!(
+        html.contains("background-color: rgb(42, 118, 221)")
+            || html.contains("background-color: #2a76dd"),
+        "{html}"
     );
     chromium.close().await;
 }
