@@ -14,6 +14,36 @@
 /** Screen pixels within which a moved edge snaps to the canvas's edges and centre. */
 const SNAP = 6;
 
+/** The block copied last (its HTML), pasted by Ctrl+V on any slide of the page. */
+let copied = null;
+
+/** Tags and attributes pasted rich text keeps (what slides keep and the toolbar makes). */
+const PASTE_TAGS = new Set(["P", "BR", "B", "STRONG", "I", "EM", "U", "S", "STRIKE", "A", "UL", "OL", "LI", "H1", "H2", "H3", "SPAN", "CODE", "PRE", "BLOCKQUOTE"]);
+
+/** Pasted HTML reduced to text, emphasis, links (http, https, mailto) and lists. */
+function cleanPasted(html) {
+  const doc = new DOMParser().parseFromString(html, "text/html");
+  const clean = (node) => {
+    for (const child of [...node.childNodes]) {
+      if (child.nodeType === Node.TEXT_NODE) continue;
+      if (child.nodeType !== Node.ELEMENT_NODE || ["SCRIPT", "STYLE", "TEMPLATE", "IFRAME", "OBJECT"].includes(child.tagName)) {
+        child.remove();
+        continue;
+      }
+      clean(child);
+      if (!PASTE_TAGS.has(child.tagName)) {
+        child.replaceWith(...child.childNodes);
+        continue;
+      }
+      const href = child.tagName === "A" ? child.getAttribute("href") || "" : "";
+      for (const attr of [...child.attributes]) child.removeAttribute(attr.name);
+      if (/^(https?:|mailto:)/i.test(href)) child.setAttribute("href", href);
+    }
+  };
+  clean(doc.body);
+  return doc.body.innerHTML;
+}
+
 /** Reads a pixel length from a block's inline style. */
 const px = (element, side) => Math.round(Number.parseFloat(element.style.getPropertyValue(side)) || 0);
 
@@ -40,6 +70,8 @@ export class Canvas {
     frame.addEventListener("pointerdown", (event) => this.pointerDown(event));
     frame.addEventListener("dblclick", (event) => this.doubleClick(event));
     frame.addEventListener("keydown", (event) => this.key(event));
+    frame.addEventListener("copy", (event) => this.copy(event));
+    frame.addEventListener("paste", (event) => this.paste(event));
     new ResizeObserver(() => this.fit()).observe(frame.parentElement || frame);
     window.addEventListener("resize", () => this.fit());
   }
@@ -83,6 +115,7 @@ export class Canvas {
       this.free.replaceChildren();
       return;
     }
+    this.board.style.background = this.section.getAttribute("data-background-color") || "";
     const rest = this.section.cloneNode(true);
     for (const block of rest.querySelectorAll(".sl-block")) block.remove();
     this.free.innerHTML = rest.innerHTML;
@@ -218,6 +251,13 @@ export class Canvas {
     if (!content) return;
     this.editing = content;
     content.contentEditable = "true";
+    content.addEventListener("paste", (event) => {
+      // Pasted rich text keeps only what a slide keeps: text, emphasis, links, lists.
+      const html = event.clipboardData && event.clipboardData.getData("text/html");
+      if (!html) return;
+      event.preventDefault();
+      document.execCommand("insertHTML", false, cleanPasted(html));
+    });
     content.addEventListener("input", () => {
       this.change(index, (block) => {
         block.querySelector(".sl-block-content").innerHTML = content.innerHTML;
@@ -359,6 +399,62 @@ export class Canvas {
     this.onChange(this.section.outerHTML);
     this.render();
     this.select(index);
+  }
+
+  /** The selected block, or null. */
+  selectedBlock() {
+    return this.blocks()[this.selected] || null;
+  }
+
+  /** Sets a style property of the selected block's content (font size, colour, alignment). */
+  styleContent(property, value) {
+    if (this.selected < 0) return;
+    this.change(this.selected, (b) => b.querySelector(".sl-block-content")?.style.setProperty(property, value));
+    this.select(this.selected);
+  }
+
+  /** Makes the selected block a fragment shown at step `order` (or not one, with null). */
+  fragment(order) {
+    if (this.selected < 0) return;
+    this.change(this.selected, (b) => {
+      if (order == null) {
+        b.classList.remove("fragment");
+        b.removeAttribute("data-fragment-index");
+      } else {
+        b.classList.add("fragment");
+        b.setAttribute("data-fragment-index", String(order));
+      }
+    });
+    this.select(this.selected);
+  }
+
+  /** Sets the slide's background colour (reveal.js's data-background-color). */
+  background(colour) {
+    if (!this.section) return;
+    this.section.setAttribute("data-background-color", colour);
+    this.onChange(this.section.outerHTML);
+    this.render();
+  }
+
+  /** Copies the selected block (not while its text is edited: then the text is copied). */
+  copy(event) {
+    const block = this.selectedBlock();
+    if (this.editing || !block) return;
+    event.preventDefault();
+    copied = block.outerHTML;
+    event.clipboardData.setData("text/html", block.outerHTML);
+    event.clipboardData.setData("text/plain", block.textContent || "");
+  }
+
+  /** Pastes the block copied last (from this slide or another) as a new block. */
+  paste(event) {
+    if (this.editing || !copied || !this.section) return;
+    event.preventDefault();
+    const holder = this.section.ownerDocument.createElement("div");
+    holder.innerHTML = copied;
+    const block = holder.firstElementChild;
+    block.dataset.blockId = Math.random().toString(36).slice(2, 10);
+    this.add(block);
   }
 
   /** Sets the selected shape's fill colour. */

@@ -677,6 +677,59 @@ tool("add-ellipse", () => canvas.addShape("ellipse", $("shape-fill").value));
 for (const [id, command] of [["fmt-bold", "bold"], ["fmt-italic", "italic"], ["fmt-underline", "underline"], ["fmt-strike", "strikeThrough"], ["fmt-list", "insertUnorderedList"], ["fmt-numbers", "insertOrderedList"]]) {
   tool(id, () => document.execCommand(command));
 }
+// The text selection being edited on the canvas, kept while a toolbar control has focus.
+let textRange = null;
+document.addEventListener("selectionchange", () => {
+  const selection = window.getSelection();
+  if (canvas.editing && selection.rangeCount > 0 && canvas.editing.contains(selection.anchorNode)) {
+    textRange = selection.getRangeAt(0).cloneRange();
+  }
+});
+
+/** Runs a formatting command on the text being edited (its selection put back first);
+ * returns false when no text is being edited. */
+function formatText(command, value) {
+  if (!canvas.editing) return false;
+  canvas.editing.focus();
+  if (textRange && canvas.editing.contains(textRange.startContainer)) {
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(textRange);
+  }
+  document.execCommand("styleWithCSS", false, command === "foreColor");
+  document.execCommand(command, false, value);
+  return true;
+}
+tool("fmt-link", () => {
+  const url = window.prompt("Link to (https://…)");
+  if (url && /^(https?:\/\/|mailto:)/i.test(url.trim())) formatText("createLink", url.trim());
+});
+for (const [id, command, align] of [["fmt-left", "justifyLeft", "left"], ["fmt-center", "justifyCenter", "center"], ["fmt-right", "justifyRight", "right"]]) {
+  tool(id, () => formatText(command) || canvas.styleContent("text-align", align));
+}
+$("fmt-block").addEventListener("change", () => {
+  formatText("formatBlock", $("fmt-block").value);
+});
+$("fmt-size").addEventListener("change", () => {
+  const size = $("fmt-size").value;
+  if (size) canvas.styleContent("font-size", `${size}px`);
+  $("fmt-size").value = "";
+});
+$("fmt-colour").addEventListener("change", () => {
+  const colour = $("fmt-colour").value;
+  formatText("foreColor", colour) || canvas.styleContent("color", colour);
+});
+const fragmentBox = $("block-fragment");
+const fragmentOrder = $("fragment-order");
+const setFragment = () => canvas.fragment(fragmentBox.checked ? Math.max(0, Math.round(Number(fragmentOrder.value) || 0)) : null);
+fragmentBox.addEventListener("change", setFragment);
+fragmentOrder.addEventListener("change", () => fragmentBox.checked && setFragment());
+$("canvas").addEventListener("blockselect", () => {
+  const block = canvas.selectedBlock();
+  fragmentBox.checked = Boolean(block && block.classList.contains("fragment"));
+  fragmentOrder.value = (block && block.getAttribute("data-fragment-index")) || "0";
+});
+$("slide-background").addEventListener("change", () => canvas.background($("slide-background").value));
 tool("block-forward", () => canvas.restack(1));
 tool("block-backward", () => canvas.restack(-1));
 tool("block-duplicate", () => canvas.duplicate());

@@ -62,11 +62,20 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <button type=\"button\" id=\"fmt-strike\" class=\"secondary\" title=\"Strike through\"><s>S</s></button>\
          <button type=\"button\" id=\"fmt-list\" class=\"secondary\" title=\"Bulleted list\">• List</button>\
          <button type=\"button\" id=\"fmt-numbers\" class=\"secondary\" title=\"Numbered list\">1. List</button>\
+         <button type=\"button\" id=\"fmt-link\" class=\"secondary\" title=\"Link the selected text\">Link</button>\
+         <select id=\"fmt-block\" aria-label=\"Text style\"><option value=\"p\">Paragraph</option><option value=\"h1\">Heading 1</option><option value=\"h2\">Heading 2</option><option value=\"h3\">Heading 3</option></select>\
+         <button type=\"button\" id=\"fmt-left\" class=\"secondary\" title=\"Align left\">⯇</button>\
+         <button type=\"button\" id=\"fmt-center\" class=\"secondary\" title=\"Centre\">≡</button>\
+         <button type=\"button\" id=\"fmt-right\" class=\"secondary\" title=\"Align right\">⯈</button>\
+         <select id=\"fmt-size\" aria-label=\"Font size\"><option value=\"\">Size</option><option>24</option><option>32</option><option>40</option><option>48</option><option>64</option><option>80</option><option>120</option></select>\
+         <label class=\"fill\">Colour <input type=\"color\" id=\"fmt-colour\" value=\"#222222\"></label>\
          <span class=\"tool-gap\"></span>\
          <button type=\"button\" id=\"block-forward\" class=\"secondary\" title=\"Bring forward\">Forward</button>\
          <button type=\"button\" id=\"block-backward\" class=\"secondary\" title=\"Send backward\">Backward</button>\
          <button type=\"button\" id=\"block-duplicate\" class=\"secondary\" title=\"Duplicate (Ctrl+D)\">Duplicate</button>\
-         <button type=\"button\" id=\"block-delete\" class=\"danger\" title=\"Delete the block (Delete)\">Delete block</button></div>\
+         <button type=\"button\" id=\"block-delete\" class=\"danger\" title=\"Delete the block (Delete)\">Delete block</button>\
+         <label class=\"fill\"><input type=\"checkbox\" id=\"block-fragment\"> Fragment, step <input type=\"number\" id=\"fragment-order\" min=\"0\" max=\"99\" value=\"0\" class=\"order\"></label>\
+         <label class=\"fill\">Slide background <input type=\"color\" id=\"slide-background\" value=\"#ffffff\"></label></div>\
          <div id=\"canvas\" class=\"canvas\" aria-label=\"Slide canvas: click a block to select it, drag to move, drag its corner to resize, double-click text to edit\"></div>\
          <iframe id=\"preview\" class=\"preview\" title=\"Slide preview\"></iframe>\
          <div id=\"image-tools\" class=\"image-tools\"><label class=\"button secondary\" for=\"image-file\">Upload an image</label>\

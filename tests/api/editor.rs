@@ -863,15 +863,18 @@ async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_m
     let selected = wait_for(&page, "String(window.getSelection())", "world").await;
     assert_eq!(selected.trim(), "world");
     click(&page, "#fmt-bold").await;
-    // And a rectangle.
+    // And a rectangle, shown as the slide's first fragment.
     click(&page, "#add-rect").await;
     assert_eq!(wait_for(&page, count, "3").await, "3");
+    click(&page, "#block-fragment").await;
     shot(&page, "editor-canvas-added").await;
 
     let saved = eventually(|| async {
         let html = app.get_slide(&alice.key, deck, &first).await.data()["html"].clone();
         let html = html.as_str().unwrap_or("");
-        html.contains("data-block-type=\"shape\"") && html.contains("world</b>")
+        html.contains("data-block-type=\"shape\"")
+            && html.contains("world</b>")
+            && html.contains("fragment")
     })
     .await;
     let html = app.get_slide(&alice.key, deck, &first).await.data()["html"]
@@ -891,6 +894,15 @@ async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_m
         "{t1}"
     );
     assert!(html.contains("Hello <b>world</b>"), "{html}");
+    // The shape block's opening tag.
+    let at = html.find("data-block-type=\"shape\"").unwrap();
+    let start = &html[html[..at].rfind("<div").unwrap()..];
+    let shape_tag = &start[..start.find('>').unwrap()];
+    assert!(
+        shape_tag.contains("class=\"sl-block fragment\"")
+            && shape_tag.contains("data-fragment-index=\"0\""),
+        "{shape_tag}"
+    );
     assert!(
         html.contains("background-color: rgb(42, 118, 221)")
             || html.contains("background-color: #2a76dd"),
