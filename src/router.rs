@@ -64,6 +64,7 @@ pub fn build(state: AppState) -> Router {
         // Deck pages and the files they load.
         .route("/assets/reveal/{*path}", get(web::viewer::reveal_asset))
         .route("/assets/web/{*path}", get(web::viewer::web_asset))
+        .route("/assets/editor.js", get(web::viewer::editor_script))
         .route("/assets/fonts/{*path}", get(web::viewer::font_asset))
         .route("/s/{id}", get(web::share::share_page).post(web::share::share_unlock))
         .route(

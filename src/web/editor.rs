@@ -1,6 +1,6 @@
 //! The deck editor page at `urls.edit` (`/{username}/{slug}/edit`): a page shell for the
-//! owner that loads Lectern's editor script (`assets/web/editor.js`). The script talks to the
-//! REST API with the session cookie and the session's CSRF token (`X-CSRF-Token`, see
+//! owner that loads Lectern's editor script (`assets/editor/`, bundled by build.rs into
+//! `/assets/editor.js`). The script talks to the REST API with the session cookie and the session's CSRF token (`X-CSRF-Token`, see
 //! `http::extract::session_caller`), so every change passes the same operations, validation
 //! and revision preconditions as any API client. No API key is ever in the page.
 
@@ -24,7 +24,7 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <title>Edit: {title} · Lectern</title>\
          <link rel=\"stylesheet\" href=\"/assets/web/site.css\">\
          <link rel=\"stylesheet\" href=\"/assets/web/editor.css\">\
-         <script type=\"module\" src=\"/assets/web/editor.js\"></script></head>\
+         <script type=\"module\" src=\"/assets/editor.js\"></script></head>\
          <body class=\"editor-page\" data-deck-id=\"{id}\" data-csrf=\"{csrf}\" data-view=\"{view}\" data-width=\"{width}\" data-height=\"{height}\">\
          <header class=\"site-header editor-header\"><a class=\"brand\" href=\"/\">Lectern</a>\
          <label class=\"deck-title\">Title <input id=\"deck-title\" maxlength=\"255\" value=\"{title}\"></label>\

@@ -68,6 +68,26 @@ pub async fn font_asset(Path(path): Path<String>) -> Response {
     asset::<FontAssets>(&path)
 }
 
+/// The deck editor's script: `assets/editor/` bundled by esbuild at build time (build.rs).
+const EDITOR_JS: &str = include_str!(concat!(env!("OUT_DIR"), "/editor.js"));
+
+/// GET `/assets/editor.js`: revalidated on every load, so a new build's editor is used at
+/// once.
+pub async fn editor_script() -> Response {
+    let mut r = (StatusCode::OK, EDITOR_JS).into_response();
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/javascript; charset=utf-8"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    r
+}
+
 /// GET `/assets/web/{*path}`.
 pub async fn web_asset(Path(path): Path<String>) -> Response {
     asset::<WebAssets>(&path)

@@ -555,11 +555,21 @@ async fn only_the_owner_gets_the_editor_and_strangers_learn_nothing() {
         "{csp}"
     );
     let html = r.text().await.unwrap();
-    assert!(html.contains("/assets/web/editor.js") && !html.contains("lk_"));
-    let js = reqwest::get(format!("{}/assets/web/editor.js", app.base))
+    assert!(html.contains("/assets/editor.js") && !html.contains("lk_"));
+    let js = reqwest::get(format!("{}/assets/editor.js", app.base))
         .await
         .unwrap();
     assert_eq!(js.status(), 200);
+    assert_eq!(
+        js.headers()["content-type"],
+        "text/javascript; charset=utf-8"
+    );
+    // One bundle: the canvas module is inside it, nothing is imported at run time.
+    let js = js.text().await.unwrap();
+    assert!(
+        js.contains("canvas-board") && !js.contains("import "),
+        "not bundled"
+    );
     // A team member: the viewer.
     let member = app.browser(Some(&ben)).await;
     let r = member.get(&edit).send().await.unwrap();
