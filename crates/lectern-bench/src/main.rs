@@ -17,7 +17,9 @@
 //! 10000; `add_slide` (appends to one deck); `update_slide` (new notes each time: every
 //! request is a revision); `update_deck` (a new description each time); `history_10000`: a
 //! 1,000-slide deck after 10,000 single-slide edits, its database growth, listing and
-//! restoring revisions (see `history.rs`); `upload_media`: a 5 MB JPEG upload timed beside
+//! restoring revisions (see `history.rs`); `editor_200`: the deck editor in headless
+//! Chromium on a 200-slide deck, time to interactive and frames per second while dragging
+//! (see `editor.rs`); `upload_media`: a 5 MB JPEG upload timed beside
 //! the same bytes posted to the baseline, and 100 concurrent small uploads (see
 //! `media.rs`); `export_pdf_50`: the time from `create_deck_export` to `completed` for a
 //! 50-slide PDF, cold (first, the browser starts) and warm, beside decktape 3 printing the
@@ -37,6 +39,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 mod client;
+mod editor;
 mod exports;
 mod history;
 mod media;
@@ -61,6 +64,7 @@ const SCENARIOS: &[&str] = &[
     "update_deck",
     "get_slide_10",
     "get_slide_10000",
+    "editor_200",
     "history_10000",
     "upload_media",
     "export_pdf_50",
@@ -165,6 +169,8 @@ struct Server {
     children: Vec<Child>,
     addrs: Vec<SocketAddr>,
     key: String,
+    /// The bootstrap account's username and password (for the browser scenario).
+    login: (String, String),
     /// The last of 20 fixture decks of 5 slides each.
     deck_id: i64,
     /// The SQLite data dir (the history scenario measures its database).
@@ -209,6 +215,21 @@ impl Server {
             .context("the fresh server printed no API key")?
             .trim()
             .to_string();
+        let password = printed
+            .iter()
+            .find_map(|l| l.trim().strip_prefix("password:"))
+            .unwrap_or_default()
+            .trim()
+            .to_string();
+        let username = printed
+            .iter()
+            .find_map(|l| {
+                l.split('\'')
+                    .nth(1)
+                    .filter(|_| l.contains("created the account"))
+            })
+            .unwrap_or_default()
+            .to_string();
         let slides: Vec<serde_json::Value> = (0..5)
             .map(|i| serde_json::json!({"html": format!("<section><h2>Slide {i}</h2><p>Some text for slide {i}.</p></section>"), "notes": "Remember this."}))
             .collect();
@@ -228,6 +249,7 @@ impl Server {
             children,
             addrs,
             key,
+            login: (username, password),
             deck_id,
             data_dir,
             pg,
@@ -379,6 +401,11 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
     for scenario in &scenarios {
         if scenario == "export_pdf_50" {
             export_bench(server.addr(), &server.key, decktape.as_deref()).await?;
+            continue;
+        }
+        if scenario == "editor_200" {
+            let (username, password) = &server.login;
+            editor::editor_bench(server.addr(), &server.key, username, password).await?;
             continue;
         }
         if scenario == "history_10000" {
