@@ -1,10 +1,13 @@
 // The slide canvas: the selected slide's blocks (Slides.com block markup: div.sl-block with
 // data-block-type, data-block-id and left/top/width/height in its style, around
 // div.sl-block-content) drawn at their places on the deck's canvas, scaled to fit the page.
-// A person clicks a block to select it, drags it to move it, drags its corner to resize it
-// (both snap to the canvas's edges and centre), double-clicks text to edit it in place,
-// and adds, deletes, duplicates and restacks blocks. Positions are stored in canvas pixels:
-// the screen distance divided by the scale, whole pixels.
+// A person clicks a block to select it (Shift+click or a rectangle dragged on the empty
+// canvas selects several), drags to move the selection, drags the corner to resize and the
+// top knob to rotate (moves and resizes snap to the canvas's edges and centre and to the
+// other blocks' edges and centres; rotation to 15° steps), double-clicks text or code to
+// edit it in place, and adds, deletes, duplicates, copies, pastes and restacks blocks.
+// Positions are stored in canvas pixels: the screen distance divided by the scale, whole
+// pixels.
 //
 // The canvas edits a model: the slide's <section> parsed by the editor. Every change is
 // made to the model's block (the one at the same index), and `onChange` gets the model's
@@ -65,7 +68,8 @@ export class Canvas {
     this.section = null;
     this.width = 960;
     this.height = 700;
-    this.selected = -1;
+    this.selected = -1; // the block last selected (the one the handles and tools act on)
+    this.selection = new Set(); // every selected block's index
     this.editing = null; // the view's content element being edited in place
     frame.addEventListener("pointerdown", (event) => this.pointerDown(event));
     frame.addEventListener("dblclick", (event) => this.doubleClick(event));
@@ -82,7 +86,10 @@ export class Canvas {
     this.width = width || 960;
     this.height = height || 700;
     this.editing = null;
-    if (this.selected >= this.blocks().length) this.selected = -1;
+    if (this.selected >= this.blocks().length) {
+      this.selected = -1;
+      this.selection = new Set();
+    }
     this.render();
   }
 
@@ -122,117 +129,247 @@ export class Canvas {
     this.blocks().forEach((block, index) => {
       const view = document.importNode(block, true);
       view.dataset.index = String(index);
-      if (index === this.selected) this.decorate(view);
+      if (this.selection.has(index)) this.decorate(view, index === this.selected && this.selection.size === 1);
       this.board.append(view);
     });
   }
 
-  /** Marks `view` as the selected block and gives it its resize handle. */
-  decorate(view) {
+  /** Marks `view` as selected; the only selected block also gets its resize and rotate
+   * handles. */
+  decorate(view, handles) {
     view.classList.add("canvas-selected");
+    if (!handles) return;
     const handle = document.createElement("div");
     handle.className = "canvas-handle";
     handle.title = "Drag to resize";
-    view.append(handle);
+    const rotate = document.createElement("div");
+    rotate.className = "canvas-rotate";
+    rotate.title = "Drag to rotate (snaps to 15°)";
+    view.append(handle, rotate);
   }
 
-  select(index) {
-    if (index !== this.selected) this.stopEditing();
-    this.selected = index;
+  /** Selects block `index` (-1: none); with `add`, adds it to the selection or takes it out. */
+  select(index, add = false) {
+    if (add && index >= 0) {
+      if (this.selection.has(index)) this.selection.delete(index);
+      else this.selection.add(index);
+      this.selected = this.selection.has(index) ? index : [...this.selection].pop() ?? -1;
+    } else {
+      this.selection = new Set(index >= 0 ? [index] : []);
+      this.selected = index;
+    }
+    if (!this.editing || !this.selection.has(Number(this.editing.closest(".sl-block")?.dataset.index))) {
+      this.stopEditing();
+    }
     for (const view of this.views()) {
       view.classList.remove("canvas-selected");
-      view.querySelector(":scope > .canvas-handle")?.remove();
+      for (const h of view.querySelectorAll(":scope > .canvas-handle, :scope > .canvas-rotate")) h.remove();
     }
-    const view = this.views()[index];
-    if (view) this.decorate(view);
-    this.frame.dispatchEvent(new CustomEvent("blockselect", { detail: { index } }));
+    const views = this.views();
+    for (const i of this.selection) {
+      if (views[i]) this.decorate(views[i], i === this.selected && this.selection.size === 1);
+    }
+    this.frame.dispatchEvent(new CustomEvent("blockselect", { detail: { index: this.selected } }));
+  }
+
+  /** Selects every block in `indices`. */
+  selectAll(indices) {
+    this.select(-1);
+    for (const i of indices) this.select(i, true);
   }
 
   /** Applies `change` to the model's block `index` (and redraws it unless told not to). */
   change(index, change, redraw = true) {
-    const block = this.blocks()[index];
-    if (!block) return;
-    change(block);
+    this.changeMany([index], change, redraw);
+  }
+
+  /** Applies `change` to each of the model's blocks in `indices`, then tells the editor once. */
+  changeMany(indices, change, redraw = true) {
+    const blocks = this.blocks();
+    const changed = indices.map((i) => blocks[i]).filter(Boolean);
+    if (changed.length === 0) return;
+    for (const block of changed) change(block);
     this.onChange(this.section.outerHTML);
-    if (redraw) this.render();
+    if (redraw) {
+      this.render();
+      this.select(this.selected);
+      for (const i of indices) if (i !== this.selected) this.select(i, true);
+    }
   }
 
   pointerDown(event) {
     if (event.button !== 0) return;
     const view = event.target.closest(".canvas-board > .sl-block");
     if (this.editing && view && this.editing.closest(".sl-block") === view) return; // text selection
+    this.frame.focus({ preventScroll: true });
     if (!view) {
-      this.select(-1);
+      this.marquee(event);
       return;
     }
     const index = Number(view.dataset.index);
-    if (index !== this.selected) this.select(index);
-    this.frame.focus({ preventScroll: true });
-    const selectedView = this.views()[index];
-    const resizing = event.target.classList.contains("canvas-handle");
-    const start = {
-      x: event.clientX,
-      y: event.clientY,
-      left: px(selectedView, "left"),
-      top: px(selectedView, "top"),
-      width: px(selectedView, "width"),
-      height: px(selectedView, "height"),
-    };
-    let moved = false;
+    if (event.shiftKey) {
+      this.select(index, true);
+      return;
+    }
+    if (!this.selection.has(index)) this.select(index);
     event.preventDefault();
-    this.frame.setPointerCapture(event.pointerId);
-    const move = (e) => {
-      const dx = (e.clientX - start.x) / this.scale;
-      const dy = (e.clientY - start.y) / this.scale;
+    if (event.target.classList.contains("canvas-rotate")) return this.rotate(event, index);
+    const resizing = event.target.classList.contains("canvas-handle");
+    const views = this.views();
+    const moving = [...this.selection].map((i) => ({
+      i,
+      view: views[i],
+      left: px(views[i], "left"),
+      top: px(views[i], "top"),
+      width: px(views[i], "width"),
+      height: px(views[i], "height"),
+    }));
+    const lead = moving.find((m) => m.i === index);
+    const x = event.clientX;
+    const y = event.clientY;
+    let moved = false;
+    this.track(event, (e) => {
+      const dx = (e.clientX - x) / this.scale;
+      const dy = (e.clientY - y) / this.scale;
       if (!moved && Math.abs(dx) + Math.abs(dy) < 1) return;
       moved = true;
       if (resizing) {
-        const width = this.snap(start.left + start.width + dx, [this.width, this.width / 2]) - start.left;
-        const height = this.snap(start.top + start.height + dy, [this.height, this.height / 2]) - start.top;
-        selectedView.style.width = `${Math.max(8, Math.round(width))}px`;
-        selectedView.style.height = `${Math.max(8, Math.round(height))}px`;
-      } else {
-        const left = this.snapBox(start.left + dx, start.width, this.width);
-        const top = this.snapBox(start.top + dy, start.height, this.height);
-        selectedView.style.left = `${Math.round(left)}px`;
-        selectedView.style.top = `${Math.round(top)}px`;
+        const width = this.snap(lead.left + lead.width + dx, this.lines("x")) - lead.left;
+        const height = this.snap(lead.top + lead.height + dy, this.lines("y")) - lead.top;
+        lead.view.style.width = `${Math.max(8, Math.round(width))}px`;
+        lead.view.style.height = `${Math.max(8, Math.round(height))}px`;
+        return;
       }
-    };
+      // The block pressed snaps; the others of the selection keep their distance to it.
+      const left = Math.round(this.snapBox(lead.left + dx, lead.width, this.lines("x")));
+      const top = Math.round(this.snapBox(lead.top + dy, lead.height, this.lines("y")));
+      for (const m of moving) {
+        m.view.style.left = `${m.left + left - lead.left}px`;
+        m.view.style.top = `${m.top + top - lead.top}px`;
+      }
+    }, () => {
+      if (!moved) return;
+      const sides = resizing ? ["width", "height"] : ["left", "top"];
+      const views = this.views();
+      this.changeMany(moving.map((m) => m.i), (block) => {
+        const view = views[this.blocks().indexOf(block)];
+        for (const side of sides) block.style.setProperty(side, `${px(view, side)}px`);
+      });
+    });
+  }
+
+  /** Follows the pointer of `event` until it is released: `move` on every move, `done` after. */
+  track(event, move, done) {
+    this.frame.setPointerCapture(event.pointerId);
     const up = () => {
       this.frame.removeEventListener("pointermove", move);
       this.frame.removeEventListener("pointerup", up);
       this.frame.removeEventListener("pointercancel", up);
-      if (!moved) return;
-      const sides = resizing ? ["width", "height"] : ["left", "top"];
-      this.change(index, (block) => {
-        for (const side of sides) block.style.setProperty(side, `${px(selectedView, side)}px`);
-      });
-      this.select(index);
+      done();
     };
     this.frame.addEventListener("pointermove", move);
     this.frame.addEventListener("pointerup", up);
     this.frame.addEventListener("pointercancel", up);
   }
 
-  /** `value` moved onto the nearest of `lines` (and 0) when within SNAP screen pixels. */
-  snap(value, lines) {
-    const reach = SNAP / this.scale;
-    for (const line of [0, ...lines]) if (Math.abs(value - line) <= reach) return line;
-    return value;
+  /** A rectangle dragged on the empty canvas selects the blocks it touches (with Shift, adds
+   * them to the selection). */
+  marquee(event) {
+    const board = this.board.getBoundingClientRect();
+    const at = (e) => [(e.clientX - board.left) / this.scale, (e.clientY - board.top) / this.scale];
+    const [x0, y0] = at(event);
+    const keep = event.shiftKey ? [...this.selection] : [];
+    const box = document.createElement("div");
+    box.className = "canvas-marquee";
+    let area = null;
+    event.preventDefault();
+    this.track(event, (e) => {
+      const [x1, y1] = at(e);
+      area = { left: Math.min(x0, x1), top: Math.min(y0, y1), right: Math.max(x0, x1), bottom: Math.max(y0, y1) };
+      if (!box.isConnected) this.board.append(box);
+      Object.assign(box.style, {
+        left: `${area.left}px`,
+        top: `${area.top}px`,
+        width: `${area.right - area.left}px`,
+        height: `${area.bottom - area.top}px`,
+      });
+    }, () => {
+      box.remove();
+      if (!area) return this.select(-1);
+      const touched = this.blocks().flatMap((b, i) => {
+        const left = px(b, "left");
+        const top = px(b, "top");
+        const inside = left < area.right && left + px(b, "width") > area.left && top < area.bottom && top + px(b, "height") > area.top;
+        return inside ? [i] : [];
+      });
+      this.selectAll([...new Set([...keep, ...touched])]);
+    });
   }
 
-  /** A box's start at `start` with `size` on an axis of `length`, snapped by its edges and
-   * centre to the canvas's edges and centre. */
-  snapBox(start, size, length) {
-    const reach = SNAP / this.scale;
-    for (const [edge, line] of [
-      [start, 0],
-      [start + size, length],
-      [start + size / 2, length / 2],
-    ]) {
-      if (Math.abs(edge - line) <= reach) return start + (line - edge);
+  /** Turns block `index` around its centre with the pointer; snaps to multiples of 15°. */
+  rotate(event, index) {
+    const view = this.views()[index];
+    const box = view.getBoundingClientRect();
+    const cx = box.left + box.width / 2;
+    const cy = box.top + box.height / 2;
+    let angle = null;
+    this.track(event, (e) => {
+      let a = (Math.atan2(e.clientY - cy, e.clientX - cx) * 180) / Math.PI + 90;
+      a = ((Math.round(a) % 360) + 360) % 360;
+      const nearest = Math.round(a / 15) * 15;
+      if (Math.abs(a - nearest) <= 4) a = nearest % 360;
+      angle = a;
+      view.style.transform = a ? `rotate(${a}deg)` : "";
+    }, () => {
+      if (angle === null) return;
+      this.change(index, (block) => {
+        if (angle) block.style.setProperty("transform", `rotate(${angle}deg)`);
+        else block.style.removeProperty("transform");
+      });
+    });
+  }
+
+  /** Where edges snap on `axis` ("x" or "y"): the canvas's edges and centre, and the edges
+   * and centres of the blocks not selected. */
+  lines(axis) {
+    const [start, size, length] = axis === "x" ? ["left", "width", this.width] : ["top", "height", this.height];
+    const lines = [0, length / 2, length];
+    this.blocks().forEach((b, i) => {
+      if (this.selection.has(i)) return;
+      const a = px(b, start);
+      const s = px(b, size);
+      lines.push(a, a + s / 2, a + s);
+    });
+    return lines;
+  }
+
+  /** `value` moved onto the nearest of `lines` when within SNAP screen pixels. */
+  snap(value, lines) {
+    let best = value;
+    let distance = SNAP / this.scale;
+    for (const line of lines) {
+      if (Math.abs(value - line) <= distance) {
+        distance = Math.abs(value - line);
+        best = line;
+      }
     }
-    return start;
+    return best;
+  }
+
+  /** A box's start at `start` with `size`, moved so that the nearest of its edges or centre
+   * within SNAP screen pixels of one of `lines` lies on it. */
+  snapBox(start, size, lines) {
+    let best = start;
+    let distance = SNAP / this.scale;
+    for (const line of lines) {
+      for (const edge of [start, start + size / 2, start + size]) {
+        if (Math.abs(edge - line) <= distance) {
+          distance = Math.abs(edge - line);
+          best = start + (line - edge);
+        }
+      }
+    }
+    return best;
   }
 
   doubleClick(event) {
@@ -247,7 +384,9 @@ export class Canvas {
   startEditing(index, selectAll = false) {
     this.select(index);
     const view = this.views()[index];
-    const content = view && view.querySelector(".sl-block-content");
+    // Code is typed into its <code> element, everything else into the block's content.
+    const part = view && view.dataset.blockType === "code" && view.querySelector("code") ? "code" : ".sl-block-content";
+    const content = view && view.querySelector(part);
     if (!content) return;
     this.editing = content;
     content.contentEditable = "true";
@@ -260,7 +399,8 @@ export class Canvas {
     });
     content.addEventListener("input", () => {
       this.change(index, (block) => {
-        block.querySelector(".sl-block-content").innerHTML = content.innerHTML;
+        const target = block.querySelector(part);
+        if (target) target.innerHTML = content.innerHTML;
       }, false);
     });
     content.focus();
@@ -298,8 +438,7 @@ export class Canvas {
       event.preventDefault();
       event.stopPropagation();
       const [side, by] = nudge;
-      this.change(index, (block) => block.style.setProperty(side, `${px(block, side) + by}px`));
-      this.select(index);
+      this.changeMany([...this.selection], (block) => block.style.setProperty(side, `${px(block, side) + by}px`));
     } else if (event.key === "Delete" || event.key === "Backspace") {
       event.preventDefault();
       this.remove();
@@ -358,16 +497,51 @@ export class Canvas {
     this.add(block);
   }
 
+  /** A line, or an arrow pointing right, as SVG (what slides keep). */
+  addLine(arrow, colour) {
+    const head = arrow ? `<polygon points="300,20 282,10 282,30" fill="${colour}"></polygon>` : "";
+    const end = arrow ? 284 : 300;
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="100%" height="100%" viewBox="0 0 300 40" preserveAspectRatio="none"><line x1="0" y1="20" x2="${end}" y2="20" stroke="${colour}" stroke-width="4"></line>${head}</svg>`;
+    this.add(this.block("line", svg, 300, 40));
+  }
+
+  /** A code block in `language`, edited in place like text. */
+  addCode(language) {
+    const code = `<pre><code class="language-${language}" data-language="${language}">// code</code></pre>`;
+    const index = this.add(this.block("code", code, 600, 240));
+    if (index >= 0) this.startEditing(index, true);
+  }
+
+  /** A block of free HTML, edited in the block list's HTML field. */
+  addHtml() {
+    this.add(this.block("html", "<div>HTML</div>", 400, 200));
+  }
+
+  /** Sets the language of the selected code block. */
+  language(language) {
+    const block = this.selectedBlock();
+    if (!block || block.dataset.blockType !== "code") return;
+    this.change(this.selected, (b) => {
+      const code = b.querySelector("code");
+      if (!code) return;
+      code.className = `language-${language}`;
+      code.dataset.language = language;
+    });
+  }
+
   addImage(url) {
     const img = `<img src="${url.replace(/&/g, "&amp;").replace(/"/g, "&quot;")}" alt="" style="width: 100%; height: 100%; object-fit: contain;">`;
     this.add(this.block("image", img, 480, 320));
   }
 
+  /** Removes every selected block. */
   remove() {
-    const block = this.blocks()[this.selected];
-    if (!block) return;
-    block.remove();
+    const blocks = this.blocks();
+    const gone = [...this.selection].map((i) => blocks[i]).filter(Boolean);
+    if (gone.length === 0) return;
+    for (const block of gone) block.remove();
     this.selected = -1;
+    this.selection = new Set();
     this.onChange(this.section.outerHTML);
     this.render();
   }

@@ -674,6 +674,11 @@ const tool = (id, action) => {
 tool("add-text", () => canvas.addText());
 tool("add-rect", () => canvas.addShape("rect", $("shape-fill").value));
 tool("add-ellipse", () => canvas.addShape("ellipse", $("shape-fill").value));
+tool("add-line", () => canvas.addLine(false, $("shape-fill").value));
+tool("add-arrow", () => canvas.addLine(true, $("shape-fill").value));
+tool("add-code", () => canvas.addCode($("code-language").value));
+tool("add-html", () => canvas.addHtml());
+$("code-language").addEventListener("change", () => canvas.language($("code-language").value));
 for (const [id, command] of [["fmt-bold", "bold"], ["fmt-italic", "italic"], ["fmt-underline", "underline"], ["fmt-strike", "strikeThrough"], ["fmt-list", "insertUnorderedList"], ["fmt-numbers", "insertOrderedList"]]) {
   tool(id, () => document.execCommand(command));
 }

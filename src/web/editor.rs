@@ -55,6 +55,11 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <button type=\"button\" id=\"add-rect\" class=\"secondary\">Rectangle</button>\
          <button type=\"button\" id=\"add-ellipse\" class=\"secondary\">Ellipse</button>\
          <label class=\"fill\">Fill <input type=\"color\" id=\"shape-fill\" value=\"#2a76dd\"></label>\
+         <button type=\"button\" id=\"add-line\" class=\"secondary\">Line</button>\
+         <button type=\"button\" id=\"add-arrow\" class=\"secondary\">Arrow</button>\
+         <button type=\"button\" id=\"add-code\" class=\"secondary\">Code</button>\
+         <select id=\"code-language\" aria-label=\"Code language\"><option>javascript</option><option>python</option><option>rust</option><option>html</option><option>css</option><option>json</option><option>bash</option><option>sql</option></select>\
+         <button type=\"button\" id=\"add-html\" class=\"secondary\">HTML</button>\
          <span class=\"tool-gap\"></span>\
          <button type=\"button\" id=\"fmt-bold\" class=\"secondary\" title=\"Bold\"><b>B</b></button>\
          <button type=\"button\" id=\"fmt-italic\" class=\"secondary\" title=\"Italic\"><i>I</i></button>\

@@ -920,3 +920,106 @@ async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_m
     );
     chromium.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_selects_blocks_with_a_rectangle_moves_them_together_and_rotates_one() {
+    let Some(bin) = chromium() else {
+        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let block = |id: &str, left: u32, top: u32| {
+        format!(
+            "<div class=\"sl-block\" data-block-type=\"text\" data-block-id=\"{id}\" style=\"left:{left}px;top:{top}px;width:200px;height:100px\">\
+             <div class=\"sl-block-content\"><p>{id}</p></div></div>"
+        )
+    };
+    let slide = format!(
+        "<section>{}{}{}</section>",
+        block("a", 100, 100),
+        block("b", 400, 100),
+        block("c", 100, 400)
+    );
+    let r = app
+        .create_deck(
+            &alice.key,
+            json!({"title": "Several", "width": 960, "height": 700, "slides": [{"html": slide}]}),
+        )
+        .await;
+    r.expect(201);
+    let deck = r.data()["id"].as_i64().unwrap();
+    let edit = r.data()["urls"]["edit"].as_str().unwrap().to_string();
+    let first = r.data()["slide_ids"][0].as_str().unwrap().to_string();
+
+    let chromium = crate::common::Headless::launch(bin, 1280, 900).await;
+    let page = chromium.browser.new_page("about:blank").await.unwrap();
+    sign_in(&page, &app, &alice).await;
+    page.goto(edit.as_str()).await.unwrap();
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+    let count = "String(document.querySelectorAll('.canvas-board > .sl-block').length)";
+    assert_eq!(wait_for(&page, count, "3").await, "3");
+    page.evaluate("document.getElementById('canvas').scrollIntoView()")
+        .await
+        .unwrap();
+    // Where canvas point (x, y) is on the screen, and the scale.
+    let board = numbers(
+        &page,
+        "(() => { const r = document.querySelector('.canvas-board').getBoundingClientRect(); return [r.x, r.y, r.width / 960]; })()",
+    )
+    .await;
+    let (bx, by, scale) = (board[0], board[1], board[2]);
+    let at = |x: f64, y: f64| (bx + x * scale, by + y * scale);
+
+    // A rectangle from (50, 50) to (650, 250) on the empty canvas touches a and b, not c.
+    drag(&page, at(50.0, 50.0), at(650.0, 250.0)).await;
+    let selected =
+        "[...document.querySelectorAll('.canvas-selected')].map(v => v.dataset.blockId).join(',')";
+    assert_eq!(wait_for(&page, selected, "a,b").await, "a,b");
+    // Dragging a moves b with it.
+    drag(&page, at(200.0, 150.0), {
+        let (x, y) = at(200.0, 150.0);
+        (x + 60.0, y + 90.0)
+    })
+    .await;
+    // A click on c selects c alone.
+    let (cx, cy) = at(200.0, 450.0);
+    mouse(&page, DispatchMouseEventType::MousePressed, cx, cy, 1).await;
+    mouse(&page, DispatchMouseEventType::MouseReleased, cx, cy, 1).await;
+    assert_eq!(wait_for(&page, selected, "c").await, "c");
+    // Turn c a quarter to the right with its knob: from above its centre to its right.
+    let knob = numbers(
+        &page,
+        "(() => { const r = document.querySelector('.canvas-rotate').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()",
+    )
+    .await;
+    drag(&page, (knob[0], knob[1]), (cx + 200.0, cy)).await;
+    shot(&page, "editor-canvas-several").await;
+
+    let saved = eventually(|| async {
+        let html = app.get_slide(&alice.key, deck, &first).await.data()["html"].clone();
+        html.as_str().unwrap_or("").contains("rotate(90deg)")
+    })
+    .await;
+    let html = app.get_slide(&alice.key, deck, &first).await.data()["html"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(saved, "the rotation was not saved: {html}");
+    let near = |got: f64, want: f64| (got - want).abs() <= 1.0;
+    let (a, b, c) = (
+        block_markup(&html, "a"),
+        block_markup(&html, "b"),
+        block_markup(&html, "c"),
+    );
+    assert!(near(style_px(a, "left"), 100.0 + 60.0 / scale), "{a}");
+    assert!(near(style_px(a, "top"), 100.0 + 90.0 / scale), "{a}");
+    assert!(near(style_px(b, "left"), 400.0 + 60.0 / scale), "{b}");
+    assert!(near(style_px(b, "top"), 100.0 + 90.0 / scale), "{b}");
+    assert!(
+        style_px(c, "left") == 100.0 && style_px(c, "top") == 400.0,
+        "{c}"
+    );
+    assert!(c.contains("transform: rotate(90deg)"), "{c}");
+    chromium.close().await;
+}

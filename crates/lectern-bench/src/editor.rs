@@ -165,7 +165,11 @@ async fn measure(
     while started.elapsed() < Duration::from_secs(2) {
         step += 1;
         let t = f64::from(step % 120) / 120.0;
-        let dx = if (step / 120).is_multiple_of(2) { t } else { 1.0 - t };
+        let dx = if (step / 120).is_multiple_of(2) {
+            t
+        } else {
+            1.0 - t
+        };
         mouse(
             &page,
             DispatchMouseEventType::MouseMoved,
