@@ -70,6 +70,7 @@ export class Canvas {
     this.height = 700;
     this.selected = -1; // the block last selected (the one the handles and tools act on)
     this.selection = new Set(); // every selected block's index
+    this.theme = ""; // the deck's theme classes (themes.css)
     this.editing = null; // the view's content element being edited in place
     frame.addEventListener("pointerdown", (event) => this.pointerDown(event));
     frame.addEventListener("dblclick", (event) => this.doubleClick(event));
@@ -122,6 +123,7 @@ export class Canvas {
       this.free.replaceChildren();
       return;
     }
+    this.board.className = `canvas-board ${this.theme || ""}`;
     this.board.style.background = this.section.getAttribute("data-background-color") || "";
     const rest = this.section.cloneNode(true);
     for (const block of rest.querySelectorAll(".sl-block")) block.remove();

@@ -31,6 +31,7 @@ const editor = {
   loaded: null, // {id, html, notes} as last read or saved
   dirty: new Set(), // "slide" | "title"
   htmlOf: new Map(), // slide id -> its HTML, for the thumbnails
+  theme: `theme-${body.dataset.themeColor} font-${body.dataset.themeFont}`, // themes.css
   width: Number(body.dataset.width) || 960,
   height: Number(body.dataset.height) || 700,
   timer: null,
@@ -104,6 +105,7 @@ async function loadDeck() {
   editor.revision = r.json.data.revision;
   editor.width = r.json.data.width;
   editor.height = r.json.data.height;
+  editor.theme = `theme-${r.json.data.theme_color} font-${r.json.data.theme_font}`;
   // Every slide's HTML, for the thumbnails: the deck's sections that carry a slide id.
   const doc = new DOMParser().parseFromString(r.json.data.deck_html || "", "text/html");
   editor.htmlOf = new Map([...doc.querySelectorAll("section[data-id]")].map((s) => [s.dataset.id, s.outerHTML]));
@@ -165,7 +167,7 @@ function thumbnail(id) {
   const scale = 96 / editor.width;
   thumb.style.height = `${Math.round(editor.height * scale)}px`;
   const board = document.createElement("div");
-  board.className = "thumb-board";
+  board.className = `thumb-board ${editor.theme}`;
   board.style.width = `${editor.width}px`;
   board.style.height = `${editor.height}px`;
   board.style.transform = `scale(${scale})`;
@@ -250,6 +252,7 @@ const canvas = new Canvas($("canvas"), (html) => {
 
 /** Draws the selected slide (as the HTML field holds it) on the canvas. */
 function showCanvas() {
+  canvas.theme = editor.theme;
   canvas.show(editor.loaded ? parsedSlide() : null, editor.width, editor.height);
 }
 
@@ -534,10 +537,12 @@ for (const control of document.querySelectorAll("[data-setting]")) {
     if (r.status !== 200) return setState((r.json && r.json.error) || "Not saved", "error");
     followRevision(r.json);
     setState("All changes saved", "saved");
-    if (field === "width" || field === "height") {
-      editor[field] = value;
-      showCanvas();
+    if (field === "width" || field === "height") editor[field] = value;
+    if (field === "theme_color" || field === "theme_font") {
+      editor.theme = `theme-${r.json.data.theme_color} font-${r.json.data.theme_font}`;
+      renderList();
     }
+    showCanvas();
     showPreview();
   }));
 }

@@ -23,9 +23,11 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
          <title>Edit: {title} · Lectern</title>\
          <link rel=\"stylesheet\" href=\"/assets/web/site.css\">\
+         <link rel=\"stylesheet\" href=\"/assets/web/fonts.css\">\
+         <link rel=\"stylesheet\" href=\"/assets/web/themes.css\">\
          <link rel=\"stylesheet\" href=\"/assets/web/editor.css\">\
          <script type=\"module\" src=\"/assets/editor.js\"></script></head>\
-         <body class=\"editor-page\" data-deck-id=\"{id}\" data-csrf=\"{csrf}\" data-view=\"{view}\" data-width=\"{width}\" data-height=\"{height}\">\
+         <body class=\"editor-page\" data-deck-id=\"{id}\" data-csrf=\"{csrf}\" data-view=\"{view}\" data-width=\"{width}\" data-height=\"{height}\" data-theme-color=\"{theme_color}\" data-theme-font=\"{theme_font}\">\
          <header class=\"site-header editor-header\"><a class=\"brand\" href=\"/\">Lectern</a>\
          <label class=\"deck-title\">Title <input id=\"deck-title\" maxlength=\"255\" value=\"{title}\"></label>\
          <span id=\"save-state\" class=\"save-state\" role=\"status\" aria-live=\"polite\">Loading…</span>\
@@ -82,6 +84,7 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <label class=\"fill\"><input type=\"checkbox\" id=\"block-fragment\"> Fragment, step <input type=\"number\" id=\"fragment-order\" min=\"0\" max=\"99\" value=\"0\" class=\"order\"></label>\
          <label class=\"fill\">Slide background <input type=\"color\" id=\"slide-background\" value=\"#ffffff\"></label></div>\
          <div id=\"canvas\" class=\"canvas\" aria-label=\"Slide canvas: click a block to select it, drag to move, drag its corner to resize, double-click text to edit\"></div>\
+         <label class=\"field\">Speaker notes<textarea id=\"slide-notes\" rows=\"4\"></textarea></label>\
          <iframe id=\"preview\" class=\"preview\" title=\"Slide preview\"></iframe>\
          <div id=\"image-tools\" class=\"image-tools\"><label class=\"button secondary\" for=\"image-file\">Upload an image</label>\
          <input type=\"file\" id=\"image-file\" accept=\"image/png,image/jpeg,image/gif,image/webp,image/svg+xml\" class=\"visually-hidden\">\
@@ -92,7 +95,6 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <p class=\"muted\">This slide is in block markup: each block's content and place on the canvas (pixels).</p>\
          <ol id=\"block-list\" class=\"block-list\"></ol></section>\
          <label class=\"field\">Slide HTML (one &lt;section&gt;)<textarea id=\"slide-html\" spellcheck=\"false\" rows=\"10\"></textarea></label>\
-         <label class=\"field\">Speaker notes<textarea id=\"slide-notes\" rows=\"4\"></textarea></label>\
          </section></div></body></html>\n",
         title = escape(&d.title),
         id = d.id,
@@ -101,6 +103,8 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
         settings = settings(d),
         width = d.width,
         height = d.height,
+        theme_color = d.theme_color.as_str(),
+        theme_font = d.theme_font.as_str(),
     );
     let mut response = (StatusCode::OK, html).into_response();
     // Only Lectern's own script runs (no inline script, no eval); slides shown in the
@@ -108,7 +112,7 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
     script_page_headers(
         response.headers_mut(),
         "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
-         img-src 'self' data: https: http:; connect-src 'self'; frame-src 'self'; \
+         img-src 'self' data: https: http:; font-src 'self'; connect-src 'self'; frame-src 'self'; \
          frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
         "no-store",
     );
@@ -130,8 +134,8 @@ fn select(field: &str, label: &str, values: &[&str], current: &str) -> String {
     format!("<label>{label}<select data-setting=\"{field}\">{options}</select></label>")
 }
 
-/// The deck settings the editor changes (each saved through `update_deck` as it changes;
-/// the transition is not among `update_deck`'s fields yet).
+/// The deck settings the editor changes, each saved through `update_deck` as it changes.
+/// (The interface makes `transition` read-only: `update_deck` refuses it, so it is not here.)
 fn settings(d: &DeckRecord) -> String {
     [
         select(
@@ -151,6 +155,10 @@ fn settings(d: &DeckRecord) -> String {
             "Visibility",
             &Visibility::ALL.iter().map(|v| v.as_str()).collect::<Vec<_>>(),
             d.visibility.as_str(),
+        ),
+        format!(
+            "<label class=\"wide\">Description <input data-setting=\"description\" value=\"{}\"></label>",
+            escape(&d.description)
         ),
         format!(
             "<label>Width <input type=\"number\" min=\"1\" data-setting=\"width\" value=\"{}\"></label>\

@@ -198,6 +198,7 @@ pub(crate) fn deck_document(
          <link rel=\"stylesheet\" href=\"{assets}reveal/reset.css\">\
          <link rel=\"stylesheet\" href=\"{assets}reveal/reveal.css\">\
          <link rel=\"stylesheet\" href=\"{assets}web/fonts.css\">\
+         <link rel=\"stylesheet\" href=\"{assets}web/themes.css\">\
          <link rel=\"stylesheet\" href=\"{assets}web/viewer.css\">\
          <style>{css}</style></head>\
          <body class=\"{class} theme-{} font-{}\">{body}\

@@ -372,6 +372,14 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     let state = wait_for(&page, SAVE_STATE, "All changes saved").await;
     assert!(set, "the settings were not saved: {state}");
     assert_eq!(state, "All changes saved");
+    // The canvas and the thumbnails wear the new theme at once: black background.
+    let canvas_bg = wait_for(
+        &page,
+        "getComputedStyle(document.querySelector('.canvas-board')).backgroundColor + ' ' + getComputedStyle(document.querySelector('.thumb-board')).backgroundColor",
+        "rgb(17, 17, 17) rgb(17, 17, 17)",
+    )
+    .await;
+    assert_eq!(canvas_bg, "rgb(17, 17, 17) rgb(17, 17, 17)");
 
     // An image dropped from the desktop on the slide: uploaded to the media library and
     // placed in the selected slide (Numbers); then one by URL.
