@@ -125,6 +125,9 @@ export class Canvas {
     }
     this.board.className = `canvas-board ${this.theme || ""}`;
     this.board.style.background = this.section.getAttribute("data-background-color") || "";
+    const image = this.section.getAttribute("data-background-image");
+    if (image) this.board.style.backgroundImage = `url("${image.replace(/["\\]/g, "")}")`;
+    this.board.style.backgroundSize = "cover";
     const rest = this.section.cloneNode(true);
     for (const block of rest.querySelectorAll(".sl-block")) block.remove();
     this.free.innerHTML = rest.innerHTML;
@@ -493,7 +496,10 @@ export class Canvas {
   }
 
   addShape(kind, fill) {
-    const radius = kind === "ellipse" ? " border-radius: 50%;" : "";
+    const radius = {
+      ellipse: " border-radius: 50%;",
+      triangle: " clip-path: polygon(50% 0%, 100% 100%, 0% 100%);",
+    }[kind] || "";
     const block = this.block("shape", "", 300, 200, `width: 100%; height: 100%; background-color: ${fill};${radius}`);
     block.firstChild.dataset.shapeType = kind;
     this.add(block);
@@ -602,6 +608,28 @@ export class Canvas {
       }
     });
     this.select(this.selected);
+  }
+
+  /** Sets a property of the selected shapes: "stroke" (colour and width) or "radius". */
+  shape(property, value, width) {
+    const blocks = this.blocks();
+    const shapes = [...this.selection].filter((i) => blocks[i] && blocks[i].dataset.blockType === "shape");
+    this.changeMany(shapes, (b) => {
+      const content = b.querySelector(".sl-block-content");
+      if (!content) return;
+      if (property === "radius") content.style.setProperty("border-radius", `${value}px`);
+      else if (width > 0) content.style.setProperty("border", `${width}px solid ${value}`);
+      else content.style.removeProperty("border");
+    });
+  }
+
+  /** Sets the slide's background image (reveal.js's data-background-image), or removes it. */
+  backgroundImage(url) {
+    if (!this.section) return;
+    if (url) this.section.setAttribute("data-background-image", url);
+    else this.section.removeAttribute("data-background-image");
+    this.onChange(this.section.outerHTML);
+    this.render();
   }
 
   /** Sets the slide's background colour (reveal.js's data-background-color). */

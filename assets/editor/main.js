@@ -136,24 +136,6 @@ function renderList() {
     button.append(caption);
     button.setAttribute("aria-current", slide.id === editor.selected ? "true" : "false");
     button.addEventListener("click", () => serially(() => select(slide.id)));
-    button.draggable = true;
-    button.addEventListener("dragstart", (event) => {
-      event.dataTransfer.setData("application/x-lectern-slide", slide.id);
-      event.dataTransfer.effectAllowed = "move";
-    });
-    button.addEventListener("dragover", (event) => {
-      if (![...event.dataTransfer.types].includes("application/x-lectern-slide")) return;
-      event.preventDefault();
-      button.dataset.drop = dropKind(event, button);
-    });
-    button.addEventListener("dragleave", () => delete button.dataset.drop);
-    button.addEventListener("drop", (event) => {
-      const moved = event.dataTransfer.getData("application/x-lectern-slide");
-      delete button.dataset.drop;
-      if (!moved || moved === slide.id) return;
-      event.preventDefault();
-      dropSlide(moved, slide.id, dropKind(event, button));
-    });
     item.append(button);
     list.append(item);
     if (hadFocus && slide.id === editor.selected) button.focus();
@@ -183,6 +165,46 @@ function thumbnail(id) {
   thumb.append(board);
   return thumb;
 }
+
+// Dragging slides in the list with the mouse (or a finger): press on a slide, move, and let
+// go on another: its upper or lower half puts the slide before or after it, its right part
+// below it. A press that does not move is a click (it selects the slide).
+let listDrag = null; // {id, x, y, pointerId, moving, target}
+list.addEventListener("pointerdown", (event) => {
+  const button = event.target.closest(".slide-item");
+  if (!button || event.button !== 0) return;
+  listDrag = { id: button.dataset.slideId, x: event.clientX, y: event.clientY, pointerId: event.pointerId, moving: false, target: null };
+});
+list.addEventListener("pointermove", (event) => {
+  if (!listDrag || event.pointerId !== listDrag.pointerId) return;
+  if (!listDrag.moving) {
+    if (Math.abs(event.clientX - listDrag.x) + Math.abs(event.clientY - listDrag.y) < 6) return;
+    listDrag.moving = true;
+    list.setPointerCapture(event.pointerId);
+    list.classList.add("dragging");
+  }
+  const under = document.elementFromPoint(event.clientX, event.clientY);
+  const target = under && under.closest(".slide-item");
+  if (listDrag.target && listDrag.target !== target) delete listDrag.target.dataset.drop;
+  listDrag.target = target && target.dataset.slideId !== listDrag.id ? target : null;
+  if (listDrag.target) listDrag.target.dataset.drop = dropKind(event, listDrag.target);
+});
+const endListDrag = (event) => {
+  const drag = listDrag;
+  listDrag = null;
+  if (!drag || !drag.moving) return;
+  list.classList.remove("dragging");
+  // The click that ends a drag is not a selection.
+  const swallow = (e) => e.stopPropagation();
+  list.addEventListener("click", swallow, { capture: true, once: true });
+  setTimeout(() => list.removeEventListener("click", swallow, { capture: true }), 0);
+  if (!drag.target) return;
+  const kind = drag.target.dataset.drop || dropKind(event, drag.target);
+  delete drag.target.dataset.drop;
+  if (event.type === "pointerup") dropSlide(drag.id, drag.target.dataset.slideId, kind);
+};
+list.addEventListener("pointerup", endListDrag);
+list.addEventListener("pointercancel", endListDrag);
 
 /** Where a slide dropped on `button` goes: its right part puts it below that slide (a
  * vertical group); the upper and lower halves before and after it. */
@@ -446,6 +468,17 @@ $("add-slide").addEventListener("click", () => {
   structural("POST", `/v1/decks/${deckId}/slides`, payload, (json) => json.data.id);
 });
 
+// A copy of the selected slide (HTML and notes) right after it.
+$("duplicate-slide").addEventListener("click", () => serially(async () => {
+  await save();
+  if (editor.dirty.size > 0 || editor.conflict || !editor.loaded) return;
+  const section = parsedSlide();
+  if (section) section.removeAttribute("data-id");
+  const payload = { html: section ? section.outerHTML : htmlBox.value, insert_after_slide_id: editor.loaded.id };
+  if (editor.loaded.notes) payload.notes = editor.loaded.notes;
+  await structuralNow("POST", `/v1/decks/${deckId}/slides`, payload, (json) => json.data.id);
+}));
+
 $("delete-slide").addEventListener("click", () => {
   const i = selectedIndex();
   if (i < 0) return;
@@ -679,6 +712,18 @@ const tool = (id, action) => {
 tool("add-text", () => canvas.addText());
 tool("add-rect", () => canvas.addShape("rect", $("shape-fill").value));
 tool("add-ellipse", () => canvas.addShape("ellipse", $("shape-fill").value));
+tool("add-triangle", () => canvas.addShape("triangle", $("shape-fill").value));
+const stroke = () => canvas.shape("stroke", $("shape-stroke").value, Math.max(0, Math.round(Number($("shape-stroke-width").value) || 0)));
+$("shape-stroke").addEventListener("change", stroke);
+$("shape-stroke-width").addEventListener("change", stroke);
+$("shape-radius").addEventListener("change", () => canvas.shape("radius", Math.max(0, Math.round(Number($("shape-radius").value) || 0))));
+$("slide-background-image").addEventListener("change", () => {
+  const url = $("slide-background-image").value.trim();
+  if (url && !/^https?:\/\//i.test(url) && !url.startsWith("/media/")) {
+    return setState("A background image URL starts with http:// or https://", "error");
+  }
+  canvas.backgroundImage(url);
+});
 tool("add-line", () => canvas.addLine(false, $("shape-fill").value));
 tool("add-arrow", () => canvas.addLine(true, $("shape-fill").value));
 tool("add-code", () => canvas.addCode($("code-language").value));

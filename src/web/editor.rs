@@ -40,6 +40,7 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <ol id=\"slide-list\" class=\"slide-list\"></ol>\
          <div class=\"slide-tools\"><button type=\"button\" id=\"move-up\" class=\"secondary\">Move up</button>\
          <button type=\"button\" id=\"move-down\" class=\"secondary\">Move down</button>\
+         <button type=\"button\" id=\"duplicate-slide\" class=\"secondary\">Duplicate</button>\
          <button type=\"button\" id=\"delete-slide\" class=\"danger\">Delete</button></div>\
          <div class=\"slide-tools\"><button type=\"button\" id=\"group-below\" class=\"secondary\" title=\"Put this slide below the slide above it (a vertical group)\">Below the one above</button>\
          <button type=\"button\" id=\"group-out\" class=\"secondary\" title=\"Take this slide out of its vertical group\">Out of the group</button></div></aside>\
@@ -56,7 +57,10 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <button type=\"button\" id=\"add-text\" class=\"secondary\">Text</button>\
          <button type=\"button\" id=\"add-rect\" class=\"secondary\">Rectangle</button>\
          <button type=\"button\" id=\"add-ellipse\" class=\"secondary\">Ellipse</button>\
+         <button type=\"button\" id=\"add-triangle\" class=\"secondary\">Triangle</button>\
          <label class=\"fill\">Fill <input type=\"color\" id=\"shape-fill\" value=\"#2a76dd\"></label>\
+         <label class=\"fill\">Stroke <input type=\"color\" id=\"shape-stroke\" value=\"#222222\"> <input type=\"number\" id=\"shape-stroke-width\" min=\"0\" max=\"40\" value=\"0\" class=\"order\" aria-label=\"Stroke width\"></label>\
+         <label class=\"fill\">Corners <input type=\"number\" id=\"shape-radius\" min=\"0\" max=\"500\" value=\"0\" class=\"order\" aria-label=\"Corner radius\"></label>\
          <button type=\"button\" id=\"add-line\" class=\"secondary\">Line</button>\
          <button type=\"button\" id=\"add-arrow\" class=\"secondary\">Arrow</button>\
          <button type=\"button\" id=\"add-code\" class=\"secondary\">Code</button>\
@@ -82,7 +86,8 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <button type=\"button\" id=\"block-duplicate\" class=\"secondary\" title=\"Duplicate (Ctrl+D)\">Duplicate</button>\
          <button type=\"button\" id=\"block-delete\" class=\"danger\" title=\"Delete the block (Delete)\">Delete block</button>\
          <label class=\"fill\"><input type=\"checkbox\" id=\"block-fragment\"> Fragment, step <input type=\"number\" id=\"fragment-order\" min=\"0\" max=\"99\" value=\"0\" class=\"order\"></label>\
-         <label class=\"fill\">Slide background <input type=\"color\" id=\"slide-background\" value=\"#ffffff\"></label></div>\
+         <label class=\"fill\">Slide background <input type=\"color\" id=\"slide-background\" value=\"#ffffff\"></label>\
+         <label class=\"fill\">Background image <input type=\"url\" id=\"slide-background-image\" placeholder=\"https://…/photo.jpg\"></label></div>\
          <div id=\"canvas\" class=\"canvas\" aria-label=\"Slide canvas: click a block to select it, drag to move, drag its corner to resize, double-click text to edit\"></div>\
          <label class=\"field\">Speaker notes<textarea id=\"slide-notes\" rows=\"4\"></textarea></label>\
          <iframe id=\"preview\" class=\"preview\" title=\"Slide preview\"></iframe>\

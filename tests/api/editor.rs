@@ -305,22 +305,10 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     wait_for(&page, SAVE_STATE, "All changes saved").await;
     select_slide(&page, &second).await;
 
-    // Drag and drop in the slide list: the new slide dropped on the right part of Opening
-    // goes below it (a vertical group); then dropped on the upper half of Opening, before it.
-    let drag = |moved: &str, target: &str, x: f64, y: f64| {
-        format!(
-            "(() => {{ const from = document.querySelector(\".slide-item[data-slide-id='{moved}']\"); \
-             const to = document.querySelector(\".slide-item[data-slide-id='{target}']\"); \
-             const box = to.getBoundingClientRect(); const data = new DataTransfer(); \
-             const at = {{ clientX: box.left + box.width * {x}, clientY: box.top + box.height * {y}, dataTransfer: data, bubbles: true, cancelable: true }}; \
-             from.dispatchEvent(new DragEvent('dragstart', at)); \
-             to.dispatchEvent(new DragEvent('dragover', at)); \
-             to.dispatchEvent(new DragEvent('drop', at)); }})()"
-        )
-    };
-    page.evaluate(drag(&new_slide, &first, 0.9, 0.5))
-        .await
-        .unwrap();
+    // Dragging with the mouse in the slide list: the new slide dropped on the right part of
+    // Opening goes below it (a vertical group); then dropped on the upper half of Opening,
+    // before it.
+    drag_slide(&page, &new_slide, &first, 0.9, 0.5).await;
     let below = eventually(|| async {
         let s = app.list_slides(&alice.key, deck, "").await;
         s.data()[0]["id"] == first.as_str()
@@ -331,9 +319,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     assert!(below, "the dropped slide is not below Opening");
     wait_for(&page, SAVE_STATE, "All changes saved").await;
     // Before a slide of a group is inside that group, as with move_slides.
-    page.evaluate(drag(&new_slide, &first, 0.2, 0.2))
-        .await
-        .unwrap();
+    drag_slide(&page, &new_slide, &first, 0.2, 0.2).await;
     let before = eventually(|| async {
         let s = app.list_slides(&alice.key, deck, "").await;
         s.data()[0]["id"] == new_slide.as_str()
@@ -344,9 +330,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     assert!(before, "the dropped slide is not before Opening");
     wait_for(&page, SAVE_STATE, "All changes saved").await;
     // Back where it was (third), for what follows.
-    page.evaluate(drag(&new_slide, &second, 0.2, 0.8))
-        .await
-        .unwrap();
+    drag_slide(&page, &new_slide, &second, 0.2, 0.8).await;
     let back = eventually(|| async {
         app.list_slides(&alice.key, deck, "").await.data()[2]["id"] == new_slide.as_str()
     })
@@ -776,6 +760,21 @@ async fn a_block_markup_slide_changes_one_block_and_leaves_the_others_as_they_we
     chromium.close().await;
 }
 
+/// Drags slide `moved` in the list with the mouse onto the point of slide `target`'s button
+/// at fractions (`fx`, `fy`) of its width and height, and lets go.
+async fn drag_slide(page: &Page, moved: &str, target: &str, fx: f64, fy: f64) {
+    let points = numbers(
+        page,
+        &format!(
+            "(() => {{ const a = document.querySelector(\".slide-item[data-slide-id='{moved}']\").getBoundingClientRect(); \
+             const b = document.querySelector(\".slide-item[data-slide-id='{target}']\").getBoundingClientRect(); \
+             return [a.x + a.width / 2, a.y + a.height / 2, b.x + b.width * {fx}, b.y + b.height * {fy}]; }})()"
+        ),
+    )
+    .await;
+    drag(page, (points[0], points[1]), (points[2], points[3])).await;
+}
+
 /// One mouse event at (`x`, `y`) in the page's CSS pixels.
 async fn mouse(page: &Page, kind: DispatchMouseEventType, x: f64, y: f64, clicks: i64) {
     let mut event = DispatchMouseEventParams::new(kind, x, y);
@@ -885,6 +884,14 @@ async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_m
     click(&page, "#add-rect").await;
     assert_eq!(wait_for(&page, count, "3").await, "3");
     click(&page, "#block-fragment").await;
+    // A triangle with a 3 px stroke.
+    click(&page, "#add-triangle").await;
+    assert_eq!(wait_for(&page, count, "4").await, "4");
+    page.evaluate(
+        "(() => { const w = document.getElementById('shape-stroke-width'); w.value = '3'; w.dispatchEvent(new Event('change')); })()",
+    )
+    .await
+    .unwrap();
     shot(&page, "editor-canvas-added").await;
 
     let saved = eventually(|| async {
@@ -893,6 +900,7 @@ async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_m
         html.contains("data-block-type=\"shape\"")
             && html.contains("world</b>")
             && html.contains("fragment")
+            && html.contains("3px solid")
     })
     .await;
     let html = app.get_slide(&alice.key, deck, &first).await.data()["html"]
@@ -912,6 +920,11 @@ async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_m
         "{t1}"
     );
     assert!(html.contains("Hello <b>world</b>"), "{html}");
+    assert!(
+        html.contains("clip-path: polygon(50% 0%, 100% 100%, 0% 100%)")
+            && html.contains("border: 3px solid rgb(34, 34, 34)"),
+        "{html}"
+    );
     // The shape block's opening tag.
     let at = html.find("data-block-type=\"shape\"").unwrap();
     let start = &html[html[..at].rfind("<div").unwrap()..];
@@ -925,6 +938,30 @@ async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_m
         html.contains("background-color: rgb(42, 118, 221)")
             || html.contains("background-color: #2a76dd"),
         "{html}"
+    );
+    // Duplicate the slide: a second slide right after it, the same blocks and notes.
+    click(&page, "#duplicate-slide").await;
+    let copied = eventually(|| async {
+        app.list_slides(&alice.key, deck, "")
+            .await
+            .data()
+            .as_array()
+            .map(Vec::len)
+            == Some(2)
+    })
+    .await;
+    assert!(copied, "the slide was not duplicated");
+    let slides = app.list_slides(&alice.key, deck, "").await;
+    let second = slides.data()[1]["id"].as_str().unwrap().to_string();
+    assert_eq!(slides.data()[0]["id"], first.as_str());
+    let copy = app.get_slide(&alice.key, deck, &second).await.data()["html"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        copy.replace(&second, "ID"),
+        html.replace(&first, "ID"),
+        "the copy differs"
     );
     chromium.close().await;
 }
