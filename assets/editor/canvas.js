@@ -435,6 +435,16 @@ export class Canvas {
       }
       return;
     }
+    if (event.key === "Tab" && !event.ctrlKey && !event.metaKey) {
+      // Tab walks the blocks (Shift+Tab back); past the last one focus leaves the canvas.
+      const next = this.selected + (event.shiftKey ? -1 : 1);
+      const from = this.selected < 0 && event.shiftKey ? this.blocks().length - 1 : next;
+      if (from >= 0 && from < this.blocks().length) {
+        event.preventDefault();
+        this.select(from);
+      }
+      return;
+    }
     const index = this.selected;
     if (index < 0) return;
     const step = event.shiftKey ? 10 : 1;

@@ -1040,10 +1040,14 @@ async fn a_person_selects_blocks_with_a_rectangle_moves_them_together_and_rotate
     .await;
     drag(&page, (knob[0], knob[1]), (cx + 200.0, cy)).await;
     shot(&page, "editor-canvas-several").await;
+    // The keyboard: two nudges to the right.
+    press(&page, "#canvas", "ArrowRight").await;
+    press(&page, "#canvas", "ArrowRight").await;
 
     let saved = eventually(|| async {
         let html = app.get_slide(&alice.key, deck, &first).await.data()["html"].clone();
-        html.as_str().unwrap_or("").contains("rotate(90deg)")
+        let html = html.as_str().unwrap_or("");
+        html.contains("rotate(90deg)") && block_markup(html, "c").contains("left: 102px")
     })
     .await;
     let html = app.get_slide(&alice.key, deck, &first).await.data()["html"]
@@ -1062,7 +1066,7 @@ async fn a_person_selects_blocks_with_a_rectangle_moves_them_together_and_rotate
     assert!(near(style_px(b, "left"), 400.0 + 60.0 / scale), "{b}");
     assert!(near(style_px(b, "top"), 100.0 + 90.0 / scale), "{b}");
     assert!(
-        style_px(c, "left") == 100.0 && style_px(c, "top") == 400.0,
+        style_px(c, "left") == 102.0 && style_px(c, "top") == 400.0,
         "{c}"
     );
     assert!(c.contains("transform: rotate(90deg)"), "{c}");
