@@ -379,6 +379,11 @@ export class Canvas {
 
   doubleClick(event) {
     const view = event.target.closest(".canvas-board > .sl-block");
+    if (!view && this.free.childNodes.length > 0) {
+      // The slide's free reveal.js HTML is one block edited as HTML: the editor opens it.
+      this.frame.dispatchEvent(new CustomEvent("editfree"));
+      return;
+    }
     if (!view || !["text", "html", "code"].includes(view.dataset.blockType || "text")) return;
     if (this.editing && this.editing.closest(".sl-block") === view) return; // selecting words
     this.startEditing(Number(view.dataset.index));

@@ -784,6 +784,10 @@ $("canvas").addEventListener("blockselect", () => {
   fragmentBox.checked = Boolean(block && block.classList.contains("fragment"));
   fragmentOrder.value = (block && block.getAttribute("data-fragment-index")) || "0";
 });
+$("canvas").addEventListener("editfree", () => {
+  htmlBox.scrollIntoView({ block: "center" });
+  htmlBox.focus();
+});
 $("slide-background").addEventListener("change", () => canvas.background($("slide-background").value));
 tool("block-forward", () => canvas.restack(1));
 tool("block-backward", () => canvas.restack(-1));

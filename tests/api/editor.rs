@@ -752,7 +752,36 @@ async fn a_block_markup_slide_changes_one_block_and_leaves_the_others_as_they_we
     assert!(!after.contains("Old heading"));
     assert_eq!(block_markup(&after, "t2"), block_markup(&before, "t2"));
     assert_eq!(block_markup(&after, "i1"), block_markup(&before, "i1"));
-    // The free-HTML slide nobody touched is byte for byte as it was.
+    // The free-HTML slide is one block on the canvas: a double-click opens its HTML.
+    select_slide(&page, &other).await;
+    let free = numbers(
+        &page,
+        "(() => { document.getElementById('canvas').scrollIntoView(); const r = document.querySelector('.canvas-free').getBoundingClientRect(); return [r.x + r.width / 2, r.y + 40]; })()",
+    )
+    .await;
+    for clicks in [1, 2] {
+        mouse(
+            &page,
+            DispatchMouseEventType::MousePressed,
+            free[0],
+            free[1],
+            clicks,
+        )
+        .await;
+        mouse(
+            &page,
+            DispatchMouseEventType::MouseReleased,
+            free[0],
+            free[1],
+            clicks,
+        )
+        .await;
+    }
+    assert_eq!(
+        wait_for(&page, "document.activeElement.id", "slide-html").await,
+        "slide-html"
+    );
+    // The free-HTML slide nobody changed is byte for byte as it was.
     assert_eq!(
         app.get_slide(&alice.key, deck, &other).await.data()["html"],
         free_before
