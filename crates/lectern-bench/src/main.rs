@@ -12,14 +12,14 @@
 //! prints this build's requests/s as a ratio of it.
 //!
 //! Scenarios (all when none is named): `get_deck`, `list_decks`, `create_deck`;
-//! `list_slides_N` (first page) and `move_slides_N` (10 slides moved per request) on a deck
-//! of N = 10, 1000 or 10000 slides; `get_slide_N` (a slide from the middle) for N = 10 and
-//! 10000; `add_slide` (appends to one deck); `update_slide` (new notes each time: every
-//! request is a revision); `update_deck` (a new description each time); `history_10000`: a
-//! 1,000-slide deck after 10,000 single-slide edits, its database growth, listing and
-//! restoring revisions (see `history.rs`); `editor_200`: the deck editor in headless
-//! Chromium on a 200-slide deck, time to interactive and frames per second while dragging
-//! (see `editor.rs`); `upload_media`: a 5 MB JPEG upload timed beside
+//! `list_slides_N` (first page of ten) and `move_slides_N` (10 slides moved per request) on
+//! a deck of N = 10, 1000 or 10000 slides; `get_slide_N` (a slide from the middle) for N =
+//! 10 and 10000; `add_slide` (appends to one deck); `update_slide` (new notes each time:
+//! every request is a revision); `update_deck` (a new description each time);
+//! `history_10000`: a 1,000-slide deck after 10,000 single-slide edits, its database
+//! growth, listing and restoring revisions (see `history.rs`); `editor_200`: the deck
+//! editor in headless Chromium on a 200-slide deck, time to interactive and frames per
+//! second while dragging (see `editor.rs`); `upload_media`: a 5 MB JPEG upload timed beside
 //! the same bytes posted to the baseline, and 100 concurrent small uploads (see
 //! `media.rs`); `export_pdf_50`: the time from `create_deck_export` to `completed` for a
 //! 50-slide PDF, cold (first, the browser starts) and warm, beside decktape 3 printing the
@@ -310,7 +310,8 @@ impl Server {
                 let (kind, n) = other.rsplit_once('_').context("scenario name")?;
                 let (deck, ids) = big_deck(addr, key, n.parse()?).await?;
                 if kind == "list_slides" {
-                    get(&format!("/v1/decks/{deck}/slides"), key)
+                    // Pages of ten: the same page on every deck size.
+                    get(&format!("/v1/decks/{deck}/slides?per_page=10"), key)
                 } else if kind == "get_slide" {
                     // A slide from the middle of the deck.
                     get(

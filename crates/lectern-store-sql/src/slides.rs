@@ -7,8 +7,8 @@ use lectern_core::Result;
 use lectern_core::layout::SlideSlot;
 use lectern_core::revision::{Operation, WriteContext};
 use lectern_core::store::{
-    NewSlideRecord, SlideContentPatch, SlideEdit, SlideEditFn, SlideHtmlRecord, SlideRecord,
-    SlideStore, SlideSummaryRecord,
+    NewSlideRecord, SlideContentPatch, SlideEdit, SlideEditFn, SlideHtmlRecord, SlideOrder,
+    SlideRecord, SlideStore, SlideSummaryRecord,
 };
 use lectern_core::time::Timestamp;
 use sqlx::{Any, Executor};
@@ -124,37 +124,54 @@ impl SlideStore for SqlStore {
         .await
     }
 
-    async fn slide_slots(&self, deck_id: i64) -> Result<Vec<SlideSlot>> {
-        slots_in(&self.read, deck_id).await
+    async fn slide_order(&self, deck_id: i64) -> Result<SlideOrder> {
+        // One statement, so the order is the order of that revision.
+        let row: (i64, String) = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT d.revision, (SELECT {PACKED_ORDER} FROM slides WHERE deck_id = d.id)
+             FROM decks d WHERE d.id = $1"
+        )))
+        .bind(deck_id)
+        .fetch_optional(&self.read)
+        .await
+        .map_err(fault)?
+        .unwrap_or((0, String::new()));
+        Ok(SlideOrder {
+            revision: row.0,
+            slots: unpack_slots(&row.1)?,
+        })
     }
 
-    async fn slide_prefix(
+    async fn slide_summaries(
         &self,
         deck_id: i64,
-        n: usize,
-    ) -> Result<(Vec<(SlideSlot, SlideSummaryRecord)>, i64)> {
-        let query = sqlx::query(
-            "SELECT id, rank, group_id, title, text_preview, html_bytes,
+        ids: &[String],
+    ) -> Result<Vec<SlideSummaryRecord>> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        // A primary-key look-up per id: `+deck_id` (a no-op on both engines) keeps SQLite
+        // from scanning the whole deck through the order index instead.
+        let marks: Vec<String> = (0..ids.len()).map(|i| format!("${}", i + 2)).collect();
+        let sql = format!(
+            "SELECT id, title, text_preview, html_bytes,
                 (notes IS NOT NULL AND notes <> '') AS has_notes
-             FROM slides WHERE deck_id = $1 ORDER BY rank LIMIT $2",
+             FROM slides WHERE id IN ({}) AND +deck_id = $1",
+            marks.join(", ")
         );
-        let items = all(&self.read, query.bind(deck_id).bind(n as i64), |r| {
-            let summary = SlideSummaryRecord {
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(deck_id);
+        for id in ids {
+            query = query.bind(id);
+        }
+        all(&self.read, query, |r| {
+            Ok(SlideSummaryRecord {
                 id: r.text(0)?,
-                title: r.text(3)?,
-                text_preview: r.text(4)?,
-                html_bytes: r.int(5)?,
-                has_notes: r.boolean(6)?,
-            };
-            Ok((slot(r)?, summary))
+                title: r.text(1)?,
+                text_preview: r.text(2)?,
+                html_bytes: r.int(3)?,
+                has_notes: r.boolean(4)?,
+            })
         })
-        .await?;
-        let total = sqlx::query_scalar("SELECT COUNT(*) FROM slides WHERE deck_id = $1")
-            .bind(deck_id)
-            .fetch_one(&self.read)
-            .await
-            .map_err(fault)?;
-        Ok((items, total))
+        .await
     }
 
     async fn get_slide(&self, deck_id: i64, slide_id: &str) -> Result<Option<SlideRecord>> {

@@ -31,6 +31,7 @@ mod accounts;
 mod decks;
 pub mod exports;
 pub mod media;
+mod order;
 mod revisions;
 pub mod shares;
 mod slides;
@@ -72,6 +73,8 @@ pub struct Lectern {
     files: Arc<dyn crate::store::FileStore>,
     /// Most bytes of media one account may keep (`--media-quota-mb`).
     media_quota_bytes: i64,
+    /// Slide orders of recently read decks, per revision (`order.rs`).
+    orders: Arc<order::Orders>,
 }
 
 impl Lectern {
@@ -83,6 +86,7 @@ impl Lectern {
             notifier: Arc::new(crate::store::LogNotifier),
             files: Arc::new(crate::store::NoFiles),
             media_quota_bytes: (media::DEFAULT_QUOTA_MB * 1024 * 1024) as i64,
+            orders: Arc::default(),
         }
     }
 

@@ -13,32 +13,39 @@ impl Lectern {
     ) -> Result<Page<SlideSummary>> {
         caller.require(Scope::Read)?;
         let deck = self.active_deck(caller, deck_id).await?;
-        let start = paging.offset() as usize;
-        // One slide past the page tells whether its last slide continues a group.
-        let (rows, total) = self
-            .store
-            .slide_prefix(deck.id, start + paging.limit() as usize + 1)
-            .await?;
-        let slots: Vec<SlideSlot> = rows.iter().map(|(slot, _)| slot.clone()).collect();
-        let positions = layout::positions(&slots);
-        let end = (start + paging.limit() as usize).min(rows.len());
-        let items = rows
-            .into_iter()
-            .zip(positions)
-            .skip(start)
-            .take(end.saturating_sub(start))
-            .map(|((_, s), position)| SlideSummary {
-                id: s.id,
-                position,
-                title: s.title,
-                text_preview: s.text_preview,
-                html_bytes: s.html_bytes,
-                has_notes: s.has_notes,
+        // The page's ids and positions from the deck's order (cached per revision), then
+        // only that page's summaries from the store.
+        let order = self.order(&deck).await?;
+        let start = (paging.offset() as usize).min(order.slots.len());
+        let end = (start + paging.limit() as usize).min(order.slots.len());
+        let ids: Vec<String> = order.slots[start..end]
+            .iter()
+            .map(|s| s.id.clone())
+            .collect();
+        let mut summaries: std::collections::HashMap<String, crate::store::SlideSummaryRecord> =
+            self.store
+                .slide_summaries(deck.id, &ids)
+                .await?
+                .into_iter()
+                .map(|s| (s.id.clone(), s))
+                .collect();
+        // A slide removed since the order was read is left out.
+        let items = (start..end)
+            .filter_map(|i| {
+                let s = summaries.remove(&order.slots[i].id)?;
+                Some(SlideSummary {
+                    id: s.id,
+                    position: order.positions[i],
+                    title: s.title,
+                    text_preview: s.text_preview,
+                    html_bytes: s.html_bytes,
+                    has_notes: s.has_notes,
+                })
             })
             .collect();
         Ok(Page {
             items,
-            meta: paging.meta(total),
+            meta: paging.meta(order.slots.len() as i64),
         })
     }
 
@@ -56,9 +63,11 @@ impl Lectern {
             .get_slide(deck.id, slide_id.as_str())
             .await?
             .ok_or_else(slide_not_found)?;
-        let slots = self.store.slide_slots(deck.id).await?;
+        let order = self.order(&deck).await?;
         Ok(SlideView {
-            position: position_of(&slots, slide_id.as_str()).ok_or_else(slide_not_found)?,
+            position: order
+                .position(slide_id.as_str())
+                .ok_or_else(slide_not_found)?,
             id: slide.id,
             deck_id: deck.id,
             html: slide.html,

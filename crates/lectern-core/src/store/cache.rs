@@ -16,7 +16,6 @@ use async_trait::async_trait;
 
 use super::*;
 use crate::deck::DeckPatch;
-use crate::layout::SlideSlot;
 use crate::params::Paging;
 
 /// Most entries a map holds before it is emptied (a bound on memory, not an LRU).
@@ -276,16 +275,16 @@ impl SlideStore for CachedStore {
         self.inner.deck_slides_html(deck_id).await
     }
 
-    async fn slide_slots(&self, deck_id: i64) -> Result<Vec<SlideSlot>> {
-        self.inner.slide_slots(deck_id).await
+    async fn slide_order(&self, deck_id: i64) -> Result<SlideOrder> {
+        self.inner.slide_order(deck_id).await
     }
 
-    async fn slide_prefix(
+    async fn slide_summaries(
         &self,
         deck_id: i64,
-        n: usize,
-    ) -> Result<(Vec<(SlideSlot, SlideSummaryRecord)>, i64)> {
-        self.inner.slide_prefix(deck_id, n).await
+        ids: &[String],
+    ) -> Result<Vec<SlideSummaryRecord>> {
+        self.inner.slide_summaries(deck_id, ids).await
     }
 
     async fn get_slide(&self, deck_id: i64, slide_id: &str) -> Result<Option<SlideRecord>> {

@@ -10,7 +10,6 @@ use async_trait::async_trait;
 use crate::Result;
 use crate::auth::Author;
 use crate::deck::DeckPatch;
-use crate::layout::SlideSlot;
 use crate::params::Paging;
 use crate::revision::{Operation, WriteContext};
 use crate::time::Timestamp;
@@ -181,15 +180,15 @@ pub trait DeckStore: Send + Sync {
 pub trait SlideStore: Send + Sync {
     /// The deck's slides in presentation order.
     async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>>;
-    /// The deck's slides in order: ids, order keys and groups.
-    async fn slide_slots(&self, deck_id: i64) -> Result<Vec<SlideSlot>>;
-    /// The first `n` slides of a deck in order, with their summaries, and the deck's total
-    /// number of slides. Listing a page reads only up to that page.
-    async fn slide_prefix(
+    /// The deck's slides in order (ids, order keys and groups) with the deck's revision,
+    /// read in one statement so that the two agree.
+    async fn slide_order(&self, deck_id: i64) -> Result<SlideOrder>;
+    /// The summaries of the deck's slides among `ids` (in no particular order).
+    async fn slide_summaries(
         &self,
         deck_id: i64,
-        n: usize,
-    ) -> Result<(Vec<(SlideSlot, SlideSummaryRecord)>, i64)>;
+        ids: &[String],
+    ) -> Result<Vec<SlideSummaryRecord>>;
     /// One slide of a deck.
     async fn get_slide(&self, deck_id: i64, slide_id: &str) -> Result<Option<SlideRecord>>;
     /// In one transaction: locks the owner's active deck, checks `ctx`'s precondition,

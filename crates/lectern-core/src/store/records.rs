@@ -448,6 +448,14 @@ pub struct SlideHtmlRecord {
     pub notes: Option<String>,
 }
 
+/// A deck's slide order (ids, order keys, groups) and the revision it is the order of, read
+/// together.
+#[derive(Debug, Clone)]
+pub struct SlideOrder {
+    pub revision: i64,
+    pub slots: Vec<crate::layout::SlideSlot>,
+}
+
 /// The summary columns of a slide.
 #[derive(Debug, Clone)]
 pub struct SlideSummaryRecord {

@@ -1,0 +1,161 @@
+//! The slide order of recently read decks, kept with the revision it was read at. A deck's
+//! order changes only through a write that makes a new revision, so the order of (deck,
+//! revision) never goes stale: a reader that sees the deck at the cached revision uses the
+//! cached order, any other revision reads it again. `get_slide` and `list_slides` then cost
+//! the same on a 10-slide and a 10,000-slide deck (the order is read once per revision, not
+//! once per request).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::*;
+
+/// Most slides the cache keeps over all its decks (about 100 bytes each); past it, it is
+/// emptied (a bound on memory, not an LRU).
+const MAX_SLIDES: usize = 200_000;
+
+/// One deck's order at one revision, with each slide's position.
+pub(crate) struct Order {
+    pub revision: i64,
+    pub slots: Vec<SlideSlot>,
+    pub positions: Vec<Position>,
+    index: HashMap<String, usize>,
+}
+
+impl Order {
+    fn new(revision: i64, slots: Vec<SlideSlot>) -> Order {
+        let positions = layout::positions(&slots);
+        let index = slots
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.id.clone(), i))
+            .collect();
+        Order {
+            revision,
+            slots,
+            positions,
+            index,
+        }
+    }
+
+    /// Where slide `id` is, if the deck has it.
+    pub fn position(&self, id: &str) -> Option<Position> {
+        self.index.get(id).map(|&i| self.positions[i])
+    }
+}
+
+/// The cache: deck id -> its order at the newest revision read.
+#[derive(Default)]
+pub(crate) struct Orders {
+    decks: Mutex<(usize, HashMap<i64, Arc<Order>>)>,
+}
+
+impl Orders {
+    fn get(&self, deck_id: i64, revision: i64) -> Option<Arc<Order>> {
+        let decks = self
+            .decks
+            .lock()
+            .expect("order cache lock: no panics inside");
+        decks
+            .1
+            .get(&deck_id)
+            .filter(|o| o.revision == revision)
+            .cloned()
+    }
+
+    fn put(&self, deck_id: i64, order: Arc<Order>) {
+        let mut decks = self
+            .decks
+            .lock()
+            .expect("order cache lock: no panics inside");
+        if decks
+            .1
+            .get(&deck_id)
+            .is_some_and(|o| o.revision > order.revision)
+        {
+            return; // a newer order is there already
+        }
+        if decks.0 + order.slots.len() > MAX_SLIDES {
+            decks.1.clear();
+            decks.0 = 0;
+        }
+        decks.0 += order.slots.len();
+        if let Some(old) = decks.1.insert(deck_id, order) {
+            decks.0 -= old.slots.len();
+        }
+    }
+}
+
+impl Lectern {
+    /// The order of `deck` at its revision (or at a newer one, if a write came in between).
+    pub(crate) async fn order(&self, deck: &DeckRecord) -> Result<Arc<Order>> {
+        if let Some(order) = self.orders.get(deck.id, deck.revision) {
+            return Ok(order);
+        }
+        let read = self.store.slide_order(deck.id).await?;
+        let order = Arc::new(Order::new(read.revision, read.slots));
+        self.orders.put(deck.id, order.clone());
+        Ok(order)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slot(id: &str, rank: &str, group: Option<i64>) -> SlideSlot {
+        SlideSlot {
+            id: id.into(),
+            rank: rank.into(),
+            group,
+        }
+    }
+
+    #[test]
+    fn an_order_knows_each_slides_position() {
+        let order = Order::new(
+            3,
+            vec![
+                slot("a", "a", None),
+                slot("b", "b", Some(1)),
+                slot("c", "c", Some(1)),
+            ],
+        );
+        let at = |h, v| Position {
+            horizontal: h,
+            vertical: v,
+        };
+        assert_eq!(order.position("a"), Some(at(0, None)));
+        assert_eq!(order.position("b"), Some(at(1, Some(0))));
+        assert_eq!(order.position("c"), Some(at(1, Some(1))));
+        assert_eq!(order.position("d"), None);
+    }
+
+    #[test]
+    fn the_cache_answers_only_for_the_revision_it_holds_and_keeps_the_newest() {
+        let orders = Orders::default();
+        orders.put(1, Arc::new(Order::new(5, vec![slot("a", "a", None)])));
+        assert!(orders.get(1, 5).is_some());
+        assert!(orders.get(1, 6).is_none(), "another revision reads again");
+        orders.put(1, Arc::new(Order::new(4, vec![])));
+        assert_eq!(
+            orders.get(1, 5).map(|o| o.slots.len()),
+            Some(1),
+            "older kept out"
+        );
+        orders.put(1, Arc::new(Order::new(6, vec![])));
+        assert!(orders.get(1, 6).is_some() && orders.get(1, 5).is_none());
+    }
+
+    #[test]
+    fn the_cache_empties_itself_past_its_bound() {
+        let orders = Orders::default();
+        let big: Vec<SlideSlot> = (0..MAX_SLIDES / 2 + 1)
+            .map(|i| slot(&i.to_string(), "r", None))
+            .collect();
+        orders.put(1, Arc::new(Order::new(1, big.clone())));
+        orders.put(2, Arc::new(Order::new(1, big)));
+        assert!(orders.get(1, 1).is_none() && orders.get(2, 1).is_some());
+        assert_eq!(orders.decks.lock().unwrap().0, MAX_SLIDES / 2 + 1);
+    }
+}
