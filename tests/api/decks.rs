@@ -219,6 +219,22 @@ async fn slugs_are_unique_per_owner() {
     assert_eq!(a2.data()["slug"], "intro-2");
     assert_eq!(b1.data()["slug"], "intro");
     assert_ne!(a1.data()["url"], a2.data()["url"]);
+    // A deck titled "Intro 3" holds intro-3: the next "Intro" skips it.
+    let a3 = app
+        .create_deck(&alice.key, json!({"title": "Intro 3"}))
+        .await;
+    let a4 = app.create_deck(&alice.key, json!({"title": "Intro"})).await;
+    assert_eq!(a3.data()["slug"], "intro-3");
+    assert_eq!(a4.data()["slug"], "intro-4");
+    let mut slugs: Vec<String> = Vec::new();
+    for _ in 0..5 {
+        let d = app.create_deck(&alice.key, json!({"title": "Intro"})).await;
+        slugs.push(d.data()["slug"].as_str().unwrap().to_string());
+    }
+    assert_eq!(
+        slugs,
+        ["intro-5", "intro-6", "intro-7", "intro-8", "intro-9"]
+    );
 }
 
 #[tokio::test]

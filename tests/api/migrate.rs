@@ -104,6 +104,11 @@ async fn a_round_trip_through_postgres_keeps_every_row() {
     core.trash_deck(&caller, plain.meta.id.into())
         .await
         .unwrap();
+    // A second deck of the same title: its slug comes from the owner's slug counter.
+    let body = json!({"title": "Margins"});
+    core.create_deck(&caller, NewDeck::from_json(Some(body)).unwrap())
+        .await
+        .unwrap();
     let share = lectern_core::service::shares::NewShare::from_json(Some(json!({
         "name": "board", "password": "pw", "expires_at": "2030-01-01T00:00:00Z", "notify_on_view": true
     })))

@@ -12,22 +12,24 @@
 //! prints this build's requests/s as a ratio of it.
 //!
 //! Scenarios (all when none is named): `get_deck`, `list_decks`, `create_deck`;
-//! `list_slides_N` (first page of ten) and `move_slides_N` (10 slides moved per request) on
-//! a deck of N = 10, 1000 or 10000 slides; `get_slide_N` (a slide from the middle) for N =
-//! 10 and 10000; `add_slide` (appends to one deck); `update_slide` (new notes each time:
-//! every request is a revision); `update_deck` (a new description each time);
-//! `history_10000`: a 1,000-slide deck after 10,000 single-slide edits, its database
-//! growth, listing and restoring revisions (see `history.rs`); `editor_200`: the deck
-//! editor in headless Chromium on a 200-slide deck, time to interactive and frames per
-//! second while dragging (see `editor.rs`); `upload_media`: a 5 MB JPEG upload timed beside
-//! the same bytes posted to the baseline, and 100 concurrent small uploads (see
-//! `media.rs`); `export_pdf_50`: the time from `create_deck_export` to `completed` for a
-//! 50-slide PDF, cold (first, the browser starts) and warm, beside decktape 3 printing the
-//! same deck page with the same Chromium (`--decktape PATH`, installed by
-//! scripts/bench-exports.sh). Both servers run as child processes of this binary
-//! (`__serve-lectern`, `__serve-baseline`) so that the load generator, the server under
-//! test and the baseline are separate processes, as in production. Each connection is one
-//! HTTP/1.1 keep-alive connection driven by its own task.
+//! `create_deck_same_title` (one run fills the account with decks of one title, the next is
+//! measured); `list_slides_N` (first page of ten) and `move_slides_N` (10 slides moved per
+//! request) on a deck of N = 10, 1000 or 10000 slides; `get_slide_N` and `update_slide_N`
+//! (new notes of a slide from the middle) for N = 10 and 10000; `add_slide` (appends to one
+//! deck); `update_slide` (new notes each time: every request is a revision); `update_deck`
+//! (a new description each time); `history_10000`: a 1,000-slide deck after 10,000
+//! single-slide edits, its database growth, listing and restoring revisions (see
+//! `history.rs`); `editor_200`: the deck editor in headless Chromium on a 200-slide deck,
+//! time to interactive and frames per second while dragging (see `editor.rs`);
+//! `upload_media`: a 5 MB JPEG upload timed beside the same bytes posted to the baseline,
+//! and 100 concurrent small uploads (see `media.rs`); `export_pdf_50`: the time from
+//! `create_deck_export` to `completed` for a 50-slide PDF, cold (first, the browser starts)
+//! and warm, beside decktape 3 printing the same deck page with the same Chromium
+//! (`--decktape PATH`, installed by scripts/bench-exports.sh). Both servers run as child
+//! processes of this binary (`__serve-lectern`, `__serve-baseline`) so that the load
+//! generator, the server under test and the baseline are separate processes, as in
+//! production. Each connection is one HTTP/1.1 keep-alive connection driven by its own
+//! task.
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -53,6 +55,7 @@ const SCENARIOS: &[&str] = &[
     "get_deck",
     "list_decks",
     "create_deck",
+    "create_deck_same_title",
     "list_slides_10",
     "list_slides_1000",
     "list_slides_10000",
@@ -64,6 +67,8 @@ const SCENARIOS: &[&str] = &[
     "update_deck",
     "get_slide_10",
     "get_slide_10000",
+    "update_slide_10",
+    "update_slide_10000",
     "editor_200",
     "history_10000",
     "upload_media",
@@ -279,6 +284,11 @@ impl Server {
                 key,
                 &serde_json::json!({"title": "Bench", "slides": [{"html": "<section><h1>Hello</h1></section>"}]}),
             ),
+            "create_deck_same_title" => post(
+                "/v1/decks",
+                key,
+                &serde_json::json!({"title": "Same title", "slides": [{"html": "<section><h1>Hello</h1></section>"}]}),
+            ),
             "add_slide" => post(
                 &format!("/v1/decks/{deck_id}/slides"),
                 key,
@@ -318,6 +328,16 @@ impl Server {
                         &format!("/v1/decks/{deck}/slides/{}", ids[ids.len() / 2]),
                         key,
                     )
+                } else if kind == "update_slide" {
+                    // New notes for a slide from the middle, every request a revision.
+                    Target {
+                        vary: true,
+                        ..patch(
+                            &format!("/v1/decks/{deck}/slides/{}", ids[ids.len() / 2]),
+                            key,
+                            &serde_json::json!({"notes": "Remember this, take %N%."}),
+                        )
+                    }
                 } else {
                     // Ten slides from the front (nine on a deck of ten: the target stays) move
                     // to just after a later slide: the same work every time.
@@ -439,6 +459,14 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
         )
         .await?;
 
+        if scenario == "create_deck_same_title" {
+            // First as many decks of that title as one run makes, then the measured run.
+            let fill = load(&server.addrs, &target, connections, duration).await?;
+            println!(
+                "{:<12} {} decks titled \"Same title\" made before the measured run",
+                scenario, fill.requests
+            );
+        }
         let baseline = load(&[base_addr], &target, connections, duration).await?;
         print_row(scenario, "baseline", &baseline);
         let lectern = load(&server.addrs, &target, connections, duration).await?;

@@ -2,11 +2,9 @@
 //! reading, patching, the trash; and locking an owner's active deck for the other
 //! resources' write transactions.
 
-use std::collections::HashSet;
-
 use async_trait::async_trait;
 use lectern_core::auth::Author;
-use lectern_core::deck::{DeckPatch, ThemeColor, ThemeFont, Visibility, unique_slug};
+use lectern_core::deck::{DeckPatch, ThemeColor, ThemeFont, Visibility, numbered_slug};
 use lectern_core::params::Paging;
 use lectern_core::revision::{DeckSettings, Operation, WriteContext};
 use lectern_core::store::{DeckListKind, DeckListRecord, DeckRecord, DeckStore, NewDeckRecord};
@@ -31,6 +29,40 @@ impl SqlStore {
             .lock_active_revision(tx, owner_id, deck_id)
             .await?
             .is_some())
+    }
+}
+
+/// Whether the owner has a deck with `slug` (one look-up in the unique index).
+async fn slug_taken(tx: &mut Tx, owner_id: i64, slug: &str) -> Result<bool> {
+    let query = sqlx::query("SELECT 1 FROM decks WHERE owner_id = $1 AND slug = $2");
+    Ok(
+        optional(&mut **tx, query.bind(owner_id).bind(slug), |_| Ok(()))
+            .await?
+            .is_some(),
+    )
+}
+
+/// The slug a new deck of the owner gets ([`numbered_slug`]'s rule): `base` when free, else
+/// the next number from the owner's counter for `base`, skipping slugs already taken.
+async fn free_slug(tx: &mut Tx, owner_id: i64, base: &str) -> Result<String> {
+    if !slug_taken(tx, owner_id, base).await? {
+        return Ok(base.to_string());
+    }
+    loop {
+        let n: i64 = sqlx::query_scalar(
+            "INSERT INTO slug_counters (owner_id, base, next) VALUES ($1, $2, 3)
+             ON CONFLICT (owner_id, base) DO UPDATE SET next = slug_counters.next + 1
+             RETURNING next - 1",
+        )
+        .bind(owner_id)
+        .bind(base)
+        .fetch_one(&mut **tx)
+        .await
+        .map_err(fault)?;
+        let slug = numbered_slug(base, n);
+        if !slug_taken(tx, owner_id, &slug).await? {
+            return Ok(slug);
+        }
     }
 }
 
@@ -130,17 +162,7 @@ impl DeckStore for SqlStore {
             let lock = sqlx::query("SELECT id FROM users WHERE id = $1 FOR UPDATE");
             run(&mut *tx, lock.bind(deck.owner_id)).await?;
         }
-        let query = sqlx::query(
-            "SELECT slug FROM decks WHERE owner_id = $1 AND (slug = $2 OR slug LIKE $3)",
-        )
-        .bind(deck.owner_id)
-        .bind(&deck.slug_base)
-        .bind(format!("{}-%", deck.slug_base));
-        let taken: HashSet<String> = all(&mut *tx, query, |r| r.text(0))
-            .await?
-            .into_iter()
-            .collect();
-        let slug = unique_slug(&deck.slug_base, &taken);
+        let slug = free_slug(&mut tx, deck.owner_id, &deck.slug_base).await?;
         let at = deck.created_at.unix_micros();
         let deck_id: i64 = sqlx::query_scalar(
             "INSERT INTO decks (owner_id, title, description, slug, visibility, width, height,

@@ -14,7 +14,7 @@ use lectern_core::auth::Author;
 use lectern_core::layout::SlideSlot;
 use lectern_core::revision::{DeckSettings, Operation, Precondition, WriteContext};
 use lectern_core::secret::sha256_hex;
-use lectern_core::store::SlideHtmlRecord;
+use lectern_core::store::{OrderScope, SlideHtmlRecord};
 use lectern_core::{Error, Result};
 
 use crate::decks::deck_in_tx;
@@ -359,12 +359,19 @@ impl SqlStore {
         deck_id: i64,
         ctx: &WriteContext,
         at: i64,
+        scope: &OrderScope,
     ) -> Result<Option<(i64, Vec<SlideSlot>)>> {
+        // The slots the edit decides on: every slide, or one ($4).
+        let only = match scope {
+            OrderScope::Whole => None,
+            OrderScope::Slide(id) => Some(id.as_str()),
+        };
+        let filter = if only.is_some() { " AND id = $4" } else { "" };
         let order = if self.dialect.locks_rows() {
             "''".to_string()
         } else {
             format!(
-                "(SELECT {} FROM slides WHERE deck_id = $2)",
+                "(SELECT {} FROM slides WHERE deck_id = $2{filter})",
                 crate::slides::PACKED_ORDER
             )
         };
@@ -373,10 +380,15 @@ impl SqlStore {
              WHERE id = $2 AND owner_id = $3 AND trashed_at IS NULL
              RETURNING revision, {order}"
         );
-        let query = sqlx::query(sqlx::AssertSqlSafe(sql))
+        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(at)
             .bind(deck_id)
             .bind(owner_id);
+        if let Some(id) = only
+            && !self.dialect.locks_rows()
+        {
+            query = query.bind(id);
+        }
         let Some((next, packed)) =
             optional(&mut **tx, query, |r| Ok((r.int(0)?, r.text(1)?))).await?
         else {
@@ -384,7 +396,7 @@ impl SqlStore {
         };
         Precondition::check(ctx.precondition.as_ref(), deck_id, next - 1)?;
         let slots = if self.dialect.locks_rows() {
-            crate::slides::slots_in(&mut **tx, deck_id).await?
+            crate::slides::slots_of(&mut **tx, deck_id, only).await?
         } else {
             crate::rows::unpack_slots(&packed)?
         };

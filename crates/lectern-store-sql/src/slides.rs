@@ -7,7 +7,7 @@ use lectern_core::Result;
 use lectern_core::layout::SlideSlot;
 use lectern_core::revision::{Operation, WriteContext};
 use lectern_core::store::{
-    NewSlideRecord, SlideContentPatch, SlideEdit, SlideEditFn, SlideHtmlRecord, SlideOrder,
+    NewSlideRecord, SlideContentPatch, SlideEdit, SlideEditor, SlideHtmlRecord, SlideOrder,
     SlideRecord, SlideStore, SlideSummaryRecord,
 };
 use lectern_core::time::Timestamp;
@@ -32,6 +32,26 @@ pub(crate) async fn slots_in<'c>(
         "SELECT {PACKED_ORDER} FROM slides WHERE deck_id = $1"
     )))
     .bind(deck_id)
+    .fetch_one(on)
+    .await
+    .map_err(fault)?;
+    unpack_slots(&packed)
+}
+
+/// The slots of a deck's slides, or of its slide `only` (none when it has no such slide).
+pub(crate) async fn slots_of<'c>(
+    on: impl Executor<'c, Database = Any>,
+    deck_id: i64,
+    only: Option<&str>,
+) -> Result<Vec<SlideSlot>> {
+    let Some(id) = only else {
+        return slots_in(on, deck_id).await;
+    };
+    let packed: String = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
+        "SELECT {PACKED_ORDER} FROM slides WHERE deck_id = $1 AND id = $2"
+    )))
+    .bind(deck_id)
+    .bind(id)
     .fetch_one(on)
     .await
     .map_err(fault)?;
@@ -192,20 +212,20 @@ impl SlideStore for SqlStore {
         owner_id: i64,
         deck_id: i64,
         now: Timestamp,
-        edit: SlideEditFn,
+        edit: SlideEditor,
         operation: Operation,
         ctx: &WriteContext,
     ) -> Result<Option<SlideEdit>> {
         let mut tx = self.begin_write().await?;
         let at = now.unix_micros();
         let Some((revision, slots)) = self
-            .next_revision(&mut tx, owner_id, deck_id, ctx, at)
+            .next_revision(&mut tx, owner_id, deck_id, ctx, at, &edit.scope)
             .await?
         else {
             return Ok(None);
         };
         // An error here drops the transaction: nothing was written.
-        let mut result = edit(&slots)?;
+        let mut result = (edit.decide)(&slots)?;
         // A content change writes only when it sets something new; then the texts it sets
         // are recorded (the other one carries over).
         let mut recorded: Vec<(String, Texts)> = Vec::new();

@@ -16,8 +16,8 @@ use crate::secret::{self, NewApiKey, Secret};
 use crate::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
 use crate::store::{
     DeckListKind, DeckRecord, NewApiKeyRecord, NewDeckRecord, NewOAuthClientRecord, NewSlideRecord,
-    NewUserRecord, SlideContent, SlideContentPatch, SlideEdit, SlideEditFn, SlideHtmlRecord, Store,
-    TeamRecord, UserRecord,
+    NewUserRecord, OrderScope, SlideContent, SlideContentPatch, SlideEdit, SlideEditFn,
+    SlideEditor, SlideHtmlRecord, Store, TeamRecord, UserRecord,
 };
 use crate::time::Timestamp;
 use crate::views::{

@@ -14,11 +14,16 @@ use super::*;
 /// emptied (a bound on memory, not an LRU).
 const MAX_SLIDES: usize = 200_000;
 
-/// One deck's order at one revision, with each slide's position.
+/// One deck's order at one revision, with each slide's position. The order itself is
+/// shared: revisions that changed no slide's place share one.
 pub(crate) struct Order {
     pub revision: i64,
-    pub slots: Vec<SlideSlot>,
-    pub positions: Vec<Position>,
+    data: Arc<OrderData>,
+}
+
+struct OrderData {
+    slots: Vec<SlideSlot>,
+    positions: Vec<Position>,
     index: HashMap<String, usize>,
 }
 
@@ -32,15 +37,33 @@ impl Order {
             .collect();
         Order {
             revision,
-            slots,
-            positions,
-            index,
+            data: Arc::new(OrderData {
+                slots,
+                positions,
+                index,
+            }),
         }
+    }
+
+    /// The same order at a later revision that moved no slide.
+    fn at(&self, revision: i64) -> Order {
+        Order {
+            revision,
+            data: self.data.clone(),
+        }
+    }
+
+    pub fn slots(&self) -> &[SlideSlot] {
+        &self.data.slots
+    }
+
+    pub fn positions(&self) -> &[Position] {
+        &self.data.positions
     }
 
     /// Where slide `id` is, if the deck has it.
     pub fn position(&self, id: &str) -> Option<Position> {
-        self.index.get(id).map(|&i| self.positions[i])
+        self.data.index.get(id).map(|&i| self.data.positions[i])
     }
 }
 
@@ -75,13 +98,14 @@ impl Orders {
         {
             return; // a newer order is there already
         }
-        if decks.0 + order.slots.len() > MAX_SLIDES {
+        let size = order.slots().len();
+        if decks.0 + size > MAX_SLIDES {
             decks.1.clear();
             decks.0 = 0;
         }
-        decks.0 += order.slots.len();
+        decks.0 += size;
         if let Some(old) = decks.1.insert(deck_id, order) {
-            decks.0 -= old.slots.len();
+            decks.0 -= old.slots().len();
         }
     }
 }
@@ -89,13 +113,34 @@ impl Orders {
 impl Lectern {
     /// The order of `deck` at its revision (or at a newer one, if a write came in between).
     pub(crate) async fn order(&self, deck: &DeckRecord) -> Result<Arc<Order>> {
-        if let Some(order) = self.orders.get(deck.id, deck.revision) {
+        self.order_at(deck.id, deck.revision).await
+    }
+
+    /// The order of deck `deck_id` at `revision` (or newer), from the cache or read.
+    pub(crate) async fn order_at(&self, deck_id: i64, revision: i64) -> Result<Arc<Order>> {
+        if let Some(order) = self.orders.get(deck_id, revision) {
             return Ok(order);
         }
-        let read = self.store.slide_order(deck.id).await?;
+        let read = self.store.slide_order(deck_id).await?;
         let order = Arc::new(Order::new(read.revision, read.slots));
-        self.orders.put(deck.id, order.clone());
+        self.orders.put(deck_id, order.clone());
         Ok(order)
+    }
+
+    /// The order after a write that made `revision` (it did: the caller knows) and moved no
+    /// slide (a content edit): the order of the revision before it, when cached, carried
+    /// over without reading.
+    pub(crate) async fn order_after_content_edit(
+        &self,
+        deck_id: i64,
+        revision: i64,
+    ) -> Result<Arc<Order>> {
+        if self.orders.get(deck_id, revision).is_none()
+            && let Some(before) = self.orders.get(deck_id, revision - 1)
+        {
+            self.orders.put(deck_id, Arc::new(before.at(revision)));
+        }
+        self.order_at(deck_id, revision).await
     }
 }
 
@@ -139,7 +184,7 @@ mod tests {
         assert!(orders.get(1, 6).is_none(), "another revision reads again");
         orders.put(1, Arc::new(Order::new(4, vec![])));
         assert_eq!(
-            orders.get(1, 5).map(|o| o.slots.len()),
+            orders.get(1, 5).map(|o| o.slots().len()),
             Some(1),
             "older kept out"
         );

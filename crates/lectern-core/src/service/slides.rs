@@ -16,12 +16,10 @@ impl Lectern {
         // The page's ids and positions from the deck's order (cached per revision), then
         // only that page's summaries from the store.
         let order = self.order(&deck).await?;
-        let start = (paging.offset() as usize).min(order.slots.len());
-        let end = (start + paging.limit() as usize).min(order.slots.len());
-        let ids: Vec<String> = order.slots[start..end]
-            .iter()
-            .map(|s| s.id.clone())
-            .collect();
+        let (slots, positions) = (order.slots(), order.positions());
+        let start = (paging.offset() as usize).min(slots.len());
+        let end = (start + paging.limit() as usize).min(slots.len());
+        let ids: Vec<String> = slots[start..end].iter().map(|s| s.id.clone()).collect();
         let mut summaries: std::collections::HashMap<String, crate::store::SlideSummaryRecord> =
             self.store
                 .slide_summaries(deck.id, &ids)
@@ -32,10 +30,10 @@ impl Lectern {
         // A slide removed since the order was read is left out.
         let items = (start..end)
             .filter_map(|i| {
-                let s = summaries.remove(&order.slots[i].id)?;
+                let s = summaries.remove(&slots[i].id)?;
                 Some(SlideSummary {
                     id: s.id,
-                    position: order.positions[i],
+                    position: positions[i],
                     title: s.title,
                     text_preview: s.text_preview,
                     html_bytes: s.html_bytes,
@@ -45,7 +43,7 @@ impl Lectern {
             .collect();
         Ok(Page {
             items,
-            meta: paging.meta(order.slots.len() as i64),
+            meta: paging.meta(slots.len() as i64),
         })
     }
 
@@ -127,31 +125,51 @@ impl Lectern {
     ) -> Result<SlidePlace> {
         caller.require(Scope::Manage)?;
         let id = slide_id.as_str().to_string();
+        // A content edit moves nothing: it needs only its own slide's slot, and its answer's
+        // position comes from the order cache (carried over from the revision before).
+        let editor = SlideEditor {
+            scope: OrderScope::Slide(id.clone()),
+            decide: Box::new(move |slots: &[SlideSlot]| {
+                if !slots.iter().any(|s| s.id == id) {
+                    return Err(slide_not_found());
+                }
+                Ok(SlideEdit {
+                    content: Some(SlideContentPatch {
+                        html: input
+                            .html
+                            .map(|h| (h.render(&id), h.title.clone(), h.text_preview.clone())),
+                        notes: input.notes.map(|n| n.map(Notes::into_string)),
+                        id,
+                    }),
+                    ..SlideEdit::default()
+                })
+            }),
+        };
         let edit = self
-            .edit_slides(
+            .edit_slides_in(
                 caller,
                 deck_id,
                 Operation::UpdateSlide,
                 precondition,
-                Box::new(move |slots: &[SlideSlot]| {
-                    if !slots.iter().any(|s| s.id == id) {
-                        return Err(slide_not_found());
-                    }
-                    Ok(SlideEdit {
-                        content: Some(SlideContentPatch {
-                            html: input
-                                .html
-                                .map(|h| (h.render(&id), h.title.clone(), h.text_preview.clone())),
-                            notes: input.notes.map(|n| n.map(Notes::into_string)),
-                            id,
-                        }),
-                        after: slots.to_vec(),
-                        ..SlideEdit::default()
-                    })
-                }),
+                editor,
             )
             .await?;
-        self.place(deck_id, &edit, slide_id.as_str())
+        let stored = deck_id.stored().ok_or_else(Error::deck_not_found)?;
+        // The store drops the content patch when it changed nothing: then no revision was
+        // made, and the revision before proves nothing about this one.
+        let order = if edit.content.is_some() {
+            self.order_after_content_edit(stored, edit.revision).await?
+        } else {
+            self.order_at(stored, edit.revision).await?
+        };
+        Ok(SlidePlace {
+            id: slide_id.as_str().to_string(),
+            deck_id: stored,
+            position: order
+                .position(slide_id.as_str())
+                .ok_or_else(slide_not_found)?,
+            revision: edit.revision,
+        })
     }
 
     /// `remove_slides` (4.4).
@@ -247,7 +265,8 @@ impl Lectern {
         })
     }
 
-    /// One slide edit as one revision by the caller, when `precondition` holds.
+    /// One slide edit as one revision by the caller, when `precondition` holds; `edit`
+    /// decides on the whole order.
     pub(crate) async fn edit_slides(
         &self,
         caller: &Caller,
@@ -256,10 +275,34 @@ impl Lectern {
         precondition: Option<Precondition>,
         edit: SlideEditFn,
     ) -> Result<SlideEdit> {
+        let editor = SlideEditor {
+            scope: OrderScope::Whole,
+            decide: edit,
+        };
+        self.edit_slides_in(caller, deck_id, operation, precondition, editor)
+            .await
+    }
+
+    /// One slide edit as one revision, deciding on the part of the order `editor` names.
+    async fn edit_slides_in(
+        &self,
+        caller: &Caller,
+        deck_id: DeckId,
+        operation: Operation,
+        precondition: Option<Precondition>,
+        editor: SlideEditor,
+    ) -> Result<SlideEdit> {
         let id = deck_id.stored().ok_or_else(Error::deck_not_found)?;
         let ctx = write_context(caller, precondition);
         self.store
-            .edit_slides(caller.user_id, id, Timestamp::now(), edit, operation, &ctx)
+            .edit_slides(
+                caller.user_id,
+                id,
+                Timestamp::now(),
+                editor,
+                operation,
+                &ctx,
+            )
             .await?
             .ok_or_else(Error::deck_not_found)
     }

@@ -296,7 +296,7 @@ impl SlideStore for CachedStore {
         owner_id: i64,
         deck_id: i64,
         now: Timestamp,
-        edit: SlideEditFn,
+        edit: SlideEditor,
         operation: Operation,
         ctx: &WriteContext,
     ) -> Result<Option<SlideEdit>> {

@@ -294,6 +294,11 @@ pub const TABLES: &[TableSpec] = &[
         serial_id: false,
     },
     TableSpec {
+        name: "slug_counters",
+        columns: &[("owner_id", Int), ("base", Text), ("next", Int)],
+        serial_id: false,
+    },
+    TableSpec {
         name: "server_secrets",
         columns: &[("name", Text), ("value", Text), ("created_at", Int)],
         serial_id: false,

@@ -200,7 +200,7 @@ pub trait SlideStore: Send + Sync {
         owner_id: i64,
         deck_id: i64,
         now: Timestamp,
-        edit: SlideEditFn,
+        edit: SlideEditor,
         operation: Operation,
         ctx: &WriteContext,
     ) -> Result<Option<SlideEdit>>;

@@ -389,7 +389,7 @@ pub struct DeckListRecord {
     pub revision: i64,
 }
 
-/// A new deck to store; the backend picks the slug (see [`crate::deck::unique_slug`]).
+/// A new deck to store; the backend picks the slug (see [`crate::deck::numbered_slug`]).
 #[derive(Debug, Clone)]
 pub struct NewDeckRecord {
     pub owner_id: i64,
@@ -492,6 +492,23 @@ pub struct SlideEdit {
 
 /// The core's decision, made inside the backend's transaction from the current order.
 pub type SlideEditFn = Box<dyn FnOnce(&[SlideSlot]) -> Result<SlideEdit> + Send>;
+
+/// How much of the deck's order a slide edit decides on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OrderScope {
+    /// Every slide, in order (adding, removing, moving).
+    Whole,
+    /// Only this slide's slot, or none when the deck has no such slide (a content edit,
+    /// which moves nothing: its cost does not grow with the deck).
+    Slide(String),
+}
+
+/// A slide edit for [`SlideStore::edit_slides`]: the part of the order it needs and the
+/// decision over it.
+pub struct SlideEditor {
+    pub scope: OrderScope,
+    pub decide: SlideEditFn,
+}
 
 /// Which of an owner's decks a list shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
