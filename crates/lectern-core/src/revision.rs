@@ -45,6 +45,18 @@ impl Operation {
             Operation::Restore => "restore",
         }
     }
+
+    /// Whether a revision made by the operation named `name` left every slide where it was.
+    pub fn keeps_order(name: &str) -> bool {
+        [
+            Operation::UpdateDeck,
+            Operation::UpdateSlide,
+            Operation::TrashDeck,
+            Operation::RecoverDeck,
+        ]
+        .iter()
+        .any(|o| o.as_str() == name)
+    }
 }
 
 /// The strong entity tag of a deck at a revision: `"<deck id>-<revision>"`.
@@ -178,6 +190,23 @@ impl DeckSettings {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn only_settings_content_and_trash_revisions_keep_the_order() {
+        for kept in ["update_deck", "update_slide", "trash_deck", "recover_deck"] {
+            assert!(Operation::keeps_order(kept), "{kept}");
+        }
+        for moved in [
+            "create_deck",
+            "add_slide",
+            "remove_slides",
+            "move_slides",
+            "restore",
+            "x",
+        ] {
+            assert!(!Operation::keeps_order(moved), "{moved}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -144,6 +144,24 @@ const REVISION_SELECT: &str = "SELECT r.revision, r.created_at, r.slide_ids, r.o
 
 #[async_trait]
 impl RevisionStore for SqlStore {
+    async fn revision_operations(
+        &self,
+        deck_id: i64,
+        after: i64,
+        before: i64,
+    ) -> Result<Vec<String>> {
+        let query = sqlx::query(
+            "SELECT operation FROM deck_revisions
+             WHERE deck_id = $1 AND revision > $2 AND revision < $3",
+        );
+        all(
+            &self.read,
+            query.bind(deck_id).bind(after).bind(before),
+            |r| r.text(0),
+        )
+        .await
+    }
+
     async fn list_revisions(
         &self,
         deck_id: i64,

@@ -10,6 +10,9 @@ use std::sync::{Arc, Mutex};
 
 use super::*;
 
+/// Most revisions an order is carried across (each one's operation is read to check it).
+const MAX_CARRY: i64 = 64;
+
 /// Most slides the cache keeps over all its decks (about 100 bytes each); past it, it is
 /// emptied (a bound on memory, not an LRU).
 const MAX_SLIDES: usize = 200_000;
@@ -86,6 +89,15 @@ impl Orders {
             .cloned()
     }
 
+    /// The deck's cached order, whatever its revision.
+    fn latest(&self, deck_id: i64) -> Option<Arc<Order>> {
+        let decks = self
+            .decks
+            .lock()
+            .expect("order cache lock: no panics inside");
+        decks.1.get(&deck_id).cloned()
+    }
+
     fn put(&self, deck_id: i64, order: Arc<Order>) {
         let mut decks = self
             .decks
@@ -128,17 +140,30 @@ impl Lectern {
     }
 
     /// The order after a write that made `revision` (it did: the caller knows) and moved no
-    /// slide (a content edit): the order of the revision before it, when cached, carried
-    /// over without reading.
+    /// slide (a content edit): the cached order of an earlier revision, carried over
+    /// without reading the order when every revision in between is recorded and moved no
+    /// slide either (concurrent content edits of one deck finish in any order).
     pub(crate) async fn order_after_content_edit(
         &self,
         deck_id: i64,
         revision: i64,
     ) -> Result<Arc<Order>> {
         if self.orders.get(deck_id, revision).is_none()
-            && let Some(before) = self.orders.get(deck_id, revision - 1)
+            && let Some(before) = self.orders.latest(deck_id)
+            && before.revision < revision
+            && revision - before.revision <= MAX_CARRY
         {
-            self.orders.put(deck_id, Arc::new(before.at(revision)));
+            let kept = revision - before.revision == 1 || {
+                let between = self
+                    .store
+                    .revision_operations(deck_id, before.revision, revision)
+                    .await?;
+                between.len() as i64 == revision - before.revision - 1
+                    && between.iter().all(|op| Operation::keeps_order(op))
+            };
+            if kept {
+                self.orders.put(deck_id, Arc::new(before.at(revision)));
+            }
         }
         self.order_at(deck_id, revision).await
     }

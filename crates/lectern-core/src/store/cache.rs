@@ -311,6 +311,15 @@ impl SlideStore for CachedStore {
 
 #[async_trait]
 impl RevisionStore for CachedStore {
+    async fn revision_operations(
+        &self,
+        deck_id: i64,
+        after: i64,
+        before: i64,
+    ) -> Result<Vec<String>> {
+        self.inner.revision_operations(deck_id, after, before).await
+    }
+
     async fn list_revisions(
         &self,
         deck_id: i64,

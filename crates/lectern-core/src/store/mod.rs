@@ -210,6 +210,14 @@ pub trait SlideStore: Send + Sync {
 /// old entries.
 #[async_trait]
 pub trait RevisionStore: Send + Sync {
+    /// The operation of each recorded revision of the deck strictly between `after` and
+    /// `before` (pruned ones are missing).
+    async fn revision_operations(
+        &self,
+        deck_id: i64,
+        after: i64,
+        before: i64,
+    ) -> Result<Vec<String>>;
     /// One page of a deck's revisions, newest first, and their total; only those that
     /// touched `slide_id` when one is given.
     async fn list_revisions(
