@@ -140,29 +140,43 @@ impl Lectern {
     }
 
     /// The order after a write that made `revision` (it did: the caller knows) and moved no
-    /// slide (a content edit): the cached order of an earlier revision, carried over
-    /// without reading the order when every revision in between is recorded and moved no
-    /// slide either (concurrent content edits of one deck finish in any order).
+    /// slide (a content edit), without reading the order when the cache holds the order of
+    /// another revision and every revision between the two is recorded and moved no slide
+    /// either (concurrent content edits of one deck finish in any order, so the cached one
+    /// may be older or newer).
     pub(crate) async fn order_after_content_edit(
         &self,
         deck_id: i64,
         revision: i64,
     ) -> Result<Arc<Order>> {
-        if self.orders.get(deck_id, revision).is_none()
-            && let Some(before) = self.orders.latest(deck_id)
-            && before.revision < revision
-            && revision - before.revision <= MAX_CARRY
+        if let Some(order) = self.orders.get(deck_id, revision) {
+            return Ok(order);
+        }
+        if let Some(cached) = self.orders.latest(deck_id)
+            && (cached.revision - revision).abs() <= MAX_CARRY
         {
-            let kept = revision - before.revision == 1 || {
+            // The revisions that separate the two orders: strictly between the older
+            // cached one and ours, or ours excluded up to the newer cached one included.
+            let (after, before) = if cached.revision < revision {
+                (cached.revision, revision)
+            } else {
+                (revision, cached.revision + 1)
+            };
+            let kept = before - after == 1 || {
                 let between = self
                     .store
-                    .revision_operations(deck_id, before.revision, revision)
+                    .revision_operations(deck_id, after, before)
                     .await?;
-                between.len() as i64 == revision - before.revision - 1
+                between.len() as i64 == before - after - 1
                     && between.iter().all(|op| Operation::keeps_order(op))
             };
             if kept {
-                self.orders.put(deck_id, Arc::new(before.at(revision)));
+                if cached.revision < revision {
+                    let carried = Arc::new(cached.at(revision));
+                    self.orders.put(deck_id, carried.clone());
+                    return Ok(carried);
+                }
+                return Ok(cached);
             }
         }
         self.order_at(deck_id, revision).await
