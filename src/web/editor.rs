@@ -54,19 +54,18 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <label>Expires (optional) <input id=\"share-expires\" type=\"date\"></label>\
          <button type=\"button\" id=\"share-create\">Create link</button></div></details>\
          <div class=\"canvas-tools\" role=\"toolbar\" aria-label=\"Canvas\">\
+         <div class=\"tool-row\"><span class=\"tool-label\">Add</span>\
          <button type=\"button\" id=\"add-text\" class=\"secondary\">Text</button>\
          <button type=\"button\" id=\"add-rect\" class=\"secondary\">Rectangle</button>\
          <button type=\"button\" id=\"add-ellipse\" class=\"secondary\">Ellipse</button>\
          <button type=\"button\" id=\"add-triangle\" class=\"secondary\">Triangle</button>\
-         <label class=\"fill\">Fill <input type=\"color\" id=\"shape-fill\" value=\"#2a76dd\"></label>\
-         <label class=\"fill\">Stroke <input type=\"color\" id=\"shape-stroke\" value=\"#222222\"> <input type=\"number\" id=\"shape-stroke-width\" min=\"0\" max=\"40\" value=\"0\" class=\"order\" aria-label=\"Stroke width\"></label>\
-         <label class=\"fill\">Corners <input type=\"number\" id=\"shape-radius\" min=\"0\" max=\"500\" value=\"0\" class=\"order\" aria-label=\"Corner radius\"></label>\
          <button type=\"button\" id=\"add-line\" class=\"secondary\">Line</button>\
          <button type=\"button\" id=\"add-arrow\" class=\"secondary\">Arrow</button>\
          <button type=\"button\" id=\"add-code\" class=\"secondary\">Code</button>\
          <select id=\"code-language\" aria-label=\"Code language\"><option>javascript</option><option>python</option><option>rust</option><option>html</option><option>css</option><option>json</option><option>bash</option><option>sql</option></select>\
          <button type=\"button\" id=\"add-html\" class=\"secondary\">HTML</button>\
-         <span class=\"tool-gap\"></span>\
+         </div>\
+         <div class=\"tool-row\"><span class=\"tool-label\">Text</span>\
          <button type=\"button\" id=\"fmt-bold\" class=\"secondary\" title=\"Bold\"><b>B</b></button>\
          <button type=\"button\" id=\"fmt-italic\" class=\"secondary\" title=\"Italic\"><i>I</i></button>\
          <button type=\"button\" id=\"fmt-underline\" class=\"secondary\" title=\"Underline\"><u>U</u></button>\
@@ -75,19 +74,27 @@ pub fn editor_page(deck: &ViewedDeck, session: &SessionInfo, base: &str) -> Resp
          <button type=\"button\" id=\"fmt-numbers\" class=\"secondary\" title=\"Numbered list\">1. List</button>\
          <button type=\"button\" id=\"fmt-link\" class=\"secondary\" title=\"Link the selected text\">Link</button>\
          <select id=\"fmt-block\" aria-label=\"Text style\"><option value=\"p\">Paragraph</option><option value=\"h1\">Heading 1</option><option value=\"h2\">Heading 2</option><option value=\"h3\">Heading 3</option></select>\
-         <button type=\"button\" id=\"fmt-left\" class=\"secondary\" title=\"Align left\">⯇</button>\
-         <button type=\"button\" id=\"fmt-center\" class=\"secondary\" title=\"Centre\">≡</button>\
-         <button type=\"button\" id=\"fmt-right\" class=\"secondary\" title=\"Align right\">⯈</button>\
+         <button type=\"button\" id=\"fmt-left\" class=\"secondary\" title=\"Align left\">Left</button>\
+         <button type=\"button\" id=\"fmt-center\" class=\"secondary\" title=\"Centre\">Centre</button>\
+         <button type=\"button\" id=\"fmt-right\" class=\"secondary\" title=\"Align right\">Right</button>\
          <select id=\"fmt-size\" aria-label=\"Font size\"><option value=\"\">Size</option><option>24</option><option>32</option><option>40</option><option>48</option><option>64</option><option>80</option><option>120</option></select>\
-         <label class=\"fill\">Colour <input type=\"color\" id=\"fmt-colour\" value=\"#222222\"></label>\
-         <span class=\"tool-gap\"></span>\
+         <label class=\"tool-field\">Colour <input type=\"color\" id=\"fmt-colour\" value=\"#222222\"></label>\
+         </div>\
+         <div class=\"tool-row\"><span class=\"tool-label\">Block</span>\
+         <label class=\"tool-field\">Fill <input type=\"color\" id=\"shape-fill\" value=\"#2a76dd\"></label>\
+         <label class=\"tool-field\">Stroke <input type=\"color\" id=\"shape-stroke\" value=\"#222222\"> <input type=\"number\" id=\"shape-stroke-width\" min=\"0\" max=\"40\" value=\"0\" class=\"small\" aria-label=\"Stroke width\"></label>\
+         <label class=\"tool-field\">Corners <input type=\"number\" id=\"shape-radius\" min=\"0\" max=\"500\" value=\"0\" class=\"small\" aria-label=\"Corner radius\"></label>\
          <button type=\"button\" id=\"block-forward\" class=\"secondary\" title=\"Bring forward\">Forward</button>\
          <button type=\"button\" id=\"block-backward\" class=\"secondary\" title=\"Send backward\">Backward</button>\
          <button type=\"button\" id=\"block-duplicate\" class=\"secondary\" title=\"Duplicate (Ctrl+D)\">Duplicate</button>\
          <button type=\"button\" id=\"block-delete\" class=\"danger\" title=\"Delete the block (Delete)\">Delete block</button>\
-         <label class=\"fill\"><input type=\"checkbox\" id=\"block-fragment\"> Fragment, step <input type=\"number\" id=\"fragment-order\" min=\"0\" max=\"99\" value=\"0\" class=\"order\"></label>\
-         <label class=\"fill\">Slide background <input type=\"color\" id=\"slide-background\" value=\"#ffffff\"></label>\
-         <label class=\"fill\">Background image <input type=\"url\" id=\"slide-background-image\" placeholder=\"https://…/photo.jpg\"></label></div>\
+         <label class=\"tool-field\"><input type=\"checkbox\" id=\"block-fragment\"> Fragment, step <input type=\"number\" id=\"fragment-order\" min=\"0\" max=\"99\" value=\"0\" class=\"small\"></label>\
+         </div>\
+         <div class=\"tool-row\"><span class=\"tool-label\">Slide</span>\
+         <label class=\"tool-field\">Background <input type=\"color\" id=\"slide-background\" value=\"#ffffff\"></label>\
+         <label class=\"tool-field\">Background image <input type=\"url\" id=\"slide-background-image\" placeholder=\"https://…/photo.jpg\"></label>\
+         </div>\
+         </div>\
          <div id=\"canvas\" class=\"canvas\" aria-label=\"Slide canvas: click a block to select it, drag to move, drag its corner to resize, double-click text to edit\"></div>\
          <label class=\"field\">Speaker notes<textarea id=\"slide-notes\" rows=\"4\"></textarea></label>\
          <iframe id=\"preview\" class=\"preview\" title=\"Slide preview\"></iframe>\
