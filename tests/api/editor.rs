@@ -789,6 +789,54 @@ async fn a_block_markup_slide_changes_one_block_and_leaves_the_others_as_they_we
     chromium.close().await;
 }
 
+/// A deck made through the API with one slide on a 960 × 700 canvas, and its editor open
+/// in Chromium, signed in and loaded ([`open_canvas`]).
+struct CanvasEditor {
+    chromium: crate::common::Headless,
+    page: Page,
+    deck: i64,
+    first: String,
+}
+
+/// How many blocks the canvas shows.
+const BLOCKS_ON_CANVAS: &str =
+    "String(document.querySelectorAll('.canvas-board > .sl-block').length)";
+
+/// Makes a deck of one `slide` for `user` and opens its editor; waits until the canvas
+/// shows its `blocks` blocks.
+async fn open_canvas(
+    app: &TestApp,
+    user: &TestUser,
+    bin: PathBuf,
+    title: &str,
+    slide: &str,
+    blocks: usize,
+) -> CanvasEditor {
+    let r = app
+        .create_deck(
+            &user.key,
+            json!({"title": title, "width": 960, "height": 700, "slides": [{"html": slide}]}),
+        )
+        .await;
+    r.expect(201);
+    let deck = r.data()["id"].as_i64().unwrap();
+    let edit = r.data()["urls"]["edit"].as_str().unwrap().to_string();
+    let first = r.data()["slide_ids"][0].as_str().unwrap().to_string();
+    let chromium = crate::common::Headless::launch(bin, 1280, 900).await;
+    let page = chromium.browser.new_page("about:blank").await.unwrap();
+    sign_in(&page, app, user).await;
+    page.goto(edit.as_str()).await.unwrap();
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+    let shown = wait_for(&page, BLOCKS_ON_CANVAS, &blocks.to_string()).await;
+    assert_eq!(shown, blocks.to_string());
+    CanvasEditor {
+        chromium,
+        page,
+        deck,
+        first,
+    }
+}
+
 /// Drags slide `moved` in the list with the mouse onto the point of slide `target`'s button
 /// at fractions (`fx`, `fy`) of its width and height, and lets go.
 async fn drag_slide(page: &Page, moved: &str, target: &str, fx: f64, fy: f64) {
@@ -857,24 +905,13 @@ async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_m
     let alice = app.user("alice").await;
     let slide = "<section><div class=\"sl-block\" data-block-type=\"text\" data-block-id=\"t1\" style=\"left:80px;top:60px;width:400px;height:120px;z-index:1\">\
         <div class=\"sl-block-content\"><h2>Drag me</h2></div></div></section>";
-    let r = app
-        .create_deck(
-            &alice.key,
-            json!({"title": "Canvas", "width": 960, "height": 700, "slides": [{"html": slide}]}),
-        )
-        .await;
-    r.expect(201);
-    let deck = r.data()["id"].as_i64().unwrap();
-    let edit = r.data()["urls"]["edit"].as_str().unwrap().to_string();
-    let first = r.data()["slide_ids"][0].as_str().unwrap().to_string();
-
-    let chromium = crate::common::Headless::launch(bin, 1280, 900).await;
-    let page = chromium.browser.new_page("about:blank").await.unwrap();
-    sign_in(&page, &app, &alice).await;
-    page.goto(edit.as_str()).await.unwrap();
-    wait_for(&page, SAVE_STATE, "All changes saved").await;
-    let count = "String(document.querySelectorAll('.canvas-board > .sl-block').length)";
-    assert_eq!(wait_for(&page, count, "1").await, "1");
+    let CanvasEditor {
+        chromium,
+        page,
+        deck,
+        first,
+    } = open_canvas(&app, &alice, bin, "Canvas", slide, 1).await;
+    let count = BLOCKS_ON_CANVAS;
     let scale = numbers(
         &page,
         "[document.querySelector('.canvas-board').getBoundingClientRect().width / 960]",
@@ -1015,24 +1052,12 @@ async fn a_person_selects_blocks_with_a_rectangle_moves_them_together_and_rotate
         block("b", 400, 100),
         block("c", 100, 400)
     );
-    let r = app
-        .create_deck(
-            &alice.key,
-            json!({"title": "Several", "width": 960, "height": 700, "slides": [{"html": slide}]}),
-        )
-        .await;
-    r.expect(201);
-    let deck = r.data()["id"].as_i64().unwrap();
-    let edit = r.data()["urls"]["edit"].as_str().unwrap().to_string();
-    let first = r.data()["slide_ids"][0].as_str().unwrap().to_string();
-
-    let chromium = crate::common::Headless::launch(bin, 1280, 900).await;
-    let page = chromium.browser.new_page("about:blank").await.unwrap();
-    sign_in(&page, &app, &alice).await;
-    page.goto(edit.as_str()).await.unwrap();
-    wait_for(&page, SAVE_STATE, "All changes saved").await;
-    let count = "String(document.querySelectorAll('.canvas-board > .sl-block').length)";
-    assert_eq!(wait_for(&page, count, "3").await, "3");
+    let CanvasEditor {
+        chromium,
+        page,
+        deck,
+        first,
+    } = open_canvas(&app, &alice, bin, "Several", &slide, 3).await;
     page.evaluate("document.getElementById('canvas').scrollIntoView()")
         .await
         .unwrap();

@@ -125,20 +125,23 @@ impl AddSlide {
     }
 }
 
+/// A reordering body (`move_slides`, `group_slides`): required, with `slide_ids` (parsed)
+/// and no keys but the two `references`; the fields left to read.
+fn reordering(body: Option<Value>, references: [&str; 2]) -> Result<(Fields, Vec<String>)> {
+    let Some(body) = body else {
+        return Err(Error::invalid("a JSON body with slide_ids is required"));
+    };
+    let mut fields = Fields::new(Some(body), "request body")?;
+    fields.reject_unknown(|k| k == "slide_ids" || references.contains(&k))?;
+    let slide_ids = parse_slide_ids(fields.take("slide_ids"))?;
+    Ok((fields, slide_ids))
+}
+
 impl MoveSlides {
     /// Parses a `move_slides` body.
     pub fn from_json(body: Option<Value>) -> Result<Self> {
-        let Some(body) = body else {
-            return Err(Error::invalid("a JSON body with slide_ids is required"));
-        };
-        let mut fields = Fields::new(Some(body), "request body")?;
-        fields.reject_unknown(|k| {
-            matches!(
-                k,
-                "slide_ids" | "insert_before_slide_id" | "insert_after_slide_id"
-            )
-        })?;
-        let slide_ids = parse_slide_ids(fields.take("slide_ids"))?;
+        let (mut fields, slide_ids) =
+            reordering(body, ["insert_before_slide_id", "insert_after_slide_id"])?;
         let anchor = match parse_anchor(&mut fields)? {
             (Some(before), None) => Anchor::Before(before),
             (None, Some(after)) => Anchor::After(after),
@@ -163,17 +166,8 @@ pub struct GroupSlides {
 impl GroupSlides {
     /// Parses a `group_slides` body.
     pub fn from_json(body: Option<Value>) -> Result<Self> {
-        let Some(body) = body else {
-            return Err(Error::invalid("a JSON body with slide_ids is required"));
-        };
-        let mut fields = Fields::new(Some(body), "request body")?;
-        fields.reject_unknown(|k| {
-            matches!(
-                k,
-                "slide_ids" | "below_slide_id" | "after_stack_of_slide_id"
-            )
-        })?;
-        let slide_ids = parse_slide_ids(fields.take("slide_ids"))?;
+        let (mut fields, slide_ids) =
+            reordering(body, ["below_slide_id", "after_stack_of_slide_id"])?;
         let stacking = match (
             parse_reference(&mut fields, "below_slide_id")?,
             parse_reference(&mut fields, "after_stack_of_slide_id")?,

@@ -61,8 +61,6 @@ pub struct SqlStore {
     /// writers queue here rather than on the database lock; PostgreSQL: a transaction each
     /// on the same pool as `read`).
     write: Writer,
-    /// The pool `write` takes its connections from.
-    write_pool: AnyPool,
     /// Which SQL the database speaks.
     dialect: Dialect,
     /// The engine's rate-limit exchange, where servers share counts.
@@ -74,13 +72,12 @@ impl SqlStore {
     /// groups (see `writer.rs`), with a task of their own: call it in a Tokio runtime.
     pub fn new(dialect: Dialect, read: AnyPool, write: AnyPool) -> Self {
         let writer = match dialect {
-            Dialect::Sqlite => Writer::group(write.clone()),
-            Dialect::Postgres => Writer::Pool(write.clone(), dialect.begin()),
+            Dialect::Sqlite => Writer::group(write),
+            Dialect::Postgres => Writer::Pool(write, dialect.begin()),
         };
         SqlStore {
             read,
             write: writer,
-            write_pool: write,
             dialect,
             rates: None,
         }
@@ -95,8 +92,7 @@ impl SqlStore {
     /// Closes the pools, waiting for connections to finish.
     pub async fn close(&self) {
         self.read.close().await;
-        self.write.release().await;
-        self.write_pool.close().await;
+        self.write.close().await;
     }
 
     /// Opens a write transaction ([`Dialect::begin`]; on SQLite, in the open group).

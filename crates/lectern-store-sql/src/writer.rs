@@ -64,12 +64,17 @@ impl Writer {
         }
     }
 
-    /// Gives the writer connection back to its pool (before closing the pool).
-    pub(crate) async fn release(&self) {
-        if let Writer::Group(group) = self {
-            let mut batch = group.batch.lock().await;
-            batch.finish().await;
-            batch.conn = None;
+    /// Commits what is pending, gives the writer connection back and closes the pool.
+    pub(crate) async fn close(&self) {
+        match self {
+            Writer::Pool(pool, _) => pool.close().await,
+            Writer::Group(group) => {
+                let mut batch = group.batch.lock().await;
+                batch.finish().await;
+                batch.conn = None;
+                drop(batch);
+                group.pool.close().await;
+            }
         }
     }
 }
@@ -462,7 +467,7 @@ mod tests {
         insert(&mut tx, 2).await;
         tx.commit().await.unwrap();
         assert_eq!(rows(&read).await, vec![2]);
-        // The store closes: the connection goes back to its pool.
-        writer.release().await;
+        // The store closes: the connection goes back and the pool closes.
+        writer.close().await;
     }
 }
