@@ -167,8 +167,9 @@ pub async fn open_raw_store(url: &str) -> anyhow::Result<Arc<dyn Store>> {
 /// How often the SQLite change watcher looks for commits made by other connections.
 const CHANGE_POLL: Duration = Duration::from_millis(10);
 
-/// Opens the store behind `url` (the scheme picks the backend). SQLite gets the hot-path
-/// cache in front of it, kept coherent by the backend's change watcher; PostgreSQL does not.
+/// Opens the store behind `url` (the scheme picks the backend) with the hot-path cache in
+/// front of it, kept coherent by the backend's change watcher (SQLite polls its
+/// data version, PostgreSQL listens for the change notices of every server).
 pub async fn open_store(url: &str) -> anyhow::Result<Arc<dyn Store>> {
     if url.starts_with("sqlite:") {
         let sqlite = lectern_store_sqlite::open(url)
@@ -185,12 +186,32 @@ pub async fn open_store(url: &str) -> anyhow::Result<Arc<dyn Store>> {
         .map_err(|e| anyhow::anyhow!("cannot watch the SQLite database: {e}"))?;
         Ok(cached)
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        // No cache in front: several servers may write this database, and a per-process
-        // cache could serve another server's stale data.
+        // Several servers may write this database: the cache forgets what the others change
+        // when PostgreSQL announces it, and is bypassed while the announcements cannot be
+        // heard.
         let pg = lectern_store_postgres::open(url)
             .await
             .map_err(|e| anyhow::anyhow!("cannot open the PostgreSQL database: {e}"))?;
-        Ok(Arc::new(pg))
+        let cached = Arc::new(CachedStore::new(Arc::new(pg)));
+        cached.set_live(false);
+        let (notices, live) = (Arc::downgrade(&cached), Arc::downgrade(&cached));
+        let fence = lectern_store_postgres::watch_changes(
+            url,
+            move |payload| {
+                if let Some(cache) = notices.upgrade() {
+                    cache.apply_notice(payload);
+                }
+            },
+            move |is_live| {
+                if let Some(cache) = live.upgrade() {
+                    cache.set_live(is_live);
+                }
+            },
+        )
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot listen for PostgreSQL change notices: {e}"))?;
+        cached.set_fence(Arc::new(fence));
+        Ok(cached)
     } else {
         bail!("unsupported database URL scheme: expected sqlite:// or postgres://")
     }

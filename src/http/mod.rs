@@ -46,6 +46,12 @@ pub fn panic_response(err: Box<dyn std::any::Any + Send + 'static>) -> Response 
     ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error").into_response()
 }
 
+/// Runs the request in a cache scope of its own, so that its reads wait for at most one
+/// cache fence (see `lectern_core::store::cache`).
+pub async fn cache_scope(req: Request, next: Next) -> Response {
+    lectern_core::store::cache::request_scope(next.run(req)).await
+}
+
 /// Gives every error answer that lacks one a JSON body `{"error": ...}` (e.g. a timeout from
 /// a tower layer), so clients can always parse errors the same way.
 pub async fn json_errors(req: Request, next: Next) -> Response {

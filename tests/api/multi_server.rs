@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{PgDatabase, account, send_json, serve, testing_postgres};
+use crate::common::{PgDatabase, account, admin, send_json, serve, testing_postgres};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_servers_on_one_database_lose_nothing() {
@@ -177,4 +177,110 @@ async fn two_servers_share_the_rate_limit() {
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     }
     assert!(refused, "server B never charged what server A let through");
+}
+
+/// Every server caches the decks and API keys it reads. A change answered by one server is
+/// never served stale by the other: a deck edited on A reads back edited on B at once, 100
+/// times over, also after the database dropped every connection (the change watchers
+/// listen again and read through meanwhile); an account that an admin command puts into a
+/// team may make team decks on B at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_answered_by_one_server_is_never_served_stale_by_another() {
+    if !testing_postgres() {
+        eprintln!("skipped: runs in the PostgreSQL pass (LECTERN_TEST_BACKEND=postgres)");
+        return;
+    }
+    let db = PgDatabase::create().await;
+    let key = account(&db.url, "alice").await;
+    let dir = tempfile::tempdir().unwrap();
+    let (_a, base_a) = serve(&db.url, dir.path(), &[]).await;
+    let (_b, base_b) = serve(&db.url, dir.path(), &[]).await;
+    let client = reqwest::Client::new();
+    let call = |method: reqwest::Method, url: String, body: Option<Value>| {
+        let (client, key) = (client.clone(), key.clone());
+        async move { send_json(&client, method, url, &key, body).await.unwrap() }
+    };
+    let (status, made) = call(
+        reqwest::Method::POST,
+        format!("{base_a}/v1/decks"),
+        Some(json!({"title": "T0"})),
+    )
+    .await;
+    assert_eq!(status, 201, "{made}");
+    let deck = made["data"]["id"].as_i64().unwrap();
+    let slide = made["data"]["slide_ids"][0].as_str().unwrap().to_string();
+    for round in 1..=100 {
+        if round == 50 {
+            assert!(db.terminate_connections().await > 0);
+        }
+        // B reads the deck (and keeps it), A changes it, B reads it again at once.
+        let before = call(
+            reqwest::Method::GET,
+            format!("{base_b}/v1/decks/{deck}"),
+            None,
+        )
+        .await;
+        assert_eq!(before.0, 200, "round {round}: {}", before.1);
+        let title = format!("T{round}");
+        let (status, body) = call(
+            reqwest::Method::PATCH,
+            format!("{base_a}/v1/decks/{deck}"),
+            Some(json!({"title": title})),
+        )
+        .await;
+        assert_eq!(status, 200, "round {round}: {body}");
+        let (_, after) = call(
+            reqwest::Method::GET,
+            format!("{base_b}/v1/decks/{deck}"),
+            None,
+        )
+        .await;
+        assert_eq!(
+            after["data"]["title"], title,
+            "round {round}: B served a stale deck"
+        );
+        // A slide edit on A: B's answer carries the new revision and content.
+        let html = format!("<section><p>r{round}</p></section>");
+        let (status, edited) = call(
+            reqwest::Method::PATCH,
+            format!("{base_a}/v1/decks/{deck}/slides/{slide}"),
+            Some(json!({"html": html})),
+        )
+        .await;
+        assert_eq!(status, 200, "round {round}: {edited}");
+        let (_, seen) = call(
+            reqwest::Method::GET,
+            format!("{base_b}/v1/decks/{deck}/slides/{slide}"),
+            None,
+        )
+        .await;
+        assert!(
+            seen["data"]["html"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("r{round}<")),
+            "round {round}: B served a stale slide: {seen}"
+        );
+    }
+
+    // The key's account joins a team through an admin command (another process): B, which
+    // has the key cached without a team, lets it make a team deck at once.
+    let team_deck = || {
+        call(
+            reqwest::Method::POST,
+            format!("{base_b}/v1/decks"),
+            Some(json!({"title": "Team", "visibility": "team"})),
+        )
+    };
+    assert_eq!(team_deck().await.0, 403);
+    admin(
+        &db.url,
+        &["add-to-team", "--username", "alice", "--team", "crew"],
+    )
+    .await;
+    let (status, body) = team_deck().await;
+    assert_eq!(
+        status, 201,
+        "B kept the key's account without its team: {body}"
+    );
 }

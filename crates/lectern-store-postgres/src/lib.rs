@@ -3,8 +3,10 @@
 //! swaps rate-limit counts between servers ([`PgRates`]); the store itself is
 //! `lectern_store_sql::SqlStore`, whose transactions lock the rows they depend on
 //! (`SELECT ... FOR UPDATE`), so concurrent servers never lose an update, duplicate a slug
-//! or corrupt a slide order. Nothing is cached in the process: `open_store` puts no cache
-//! in front of this engine (see docs/ARCHITECTURE.md).
+//! or corrupt a slide order. Each server caches the decks and API keys of its hot path;
+//! [`watch_changes`] listens for the change notices migration 0011's triggers send, so that
+//! a change made through any server or admin command is forgotten by every cache when it
+//! commits (see docs/ARCHITECTURE.md).
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -12,10 +14,11 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use lectern_core::store::RateUsage;
+use lectern_core::store::cache::Fence;
 use lectern_core::{Error, Result};
 use lectern_store_sql::{Dialect, RateExchange, SqlStore, fault};
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
-use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
 
 /// Most connections one server holds for the store.
 const MAX_CONNECTIONS: u32 = 16;
@@ -109,5 +112,187 @@ impl RateExchange for PgRates {
                 requests: requests.max(0) as u64,
             })
             .collect())
+    }
+}
+
+/// The channel of migration 0011's change notices.
+const CHANGES: &str = "lectern_changes";
+
+/// How long the change watcher waits before listening again after losing its connection.
+const RELISTEN: Duration = Duration::from_millis(200);
+
+/// Longest a read waits for its fence before reading through.
+const FENCE_WAIT: Duration = Duration::from_secs(2);
+
+/// Listens for change notices on `url`: `on_notice` gets each payload (`deck:12`, ...) as
+/// its change commits; `on_live(false)` is called when the connection is lost (notices sent
+/// meanwhile are missed, so the cache must be bypassed), `on_live(true)` once it listens
+/// again (and once now). Returns the [`Fence`] that tells a read when every notice committed
+/// before it was applied. Fails when the first `LISTEN` fails.
+pub async fn watch_changes(
+    url: &str,
+    on_notice: impl Fn(&str) + Send + 'static,
+    on_live: impl Fn(bool) + Send + 'static,
+) -> Result<ChangeFence> {
+    let options = PgConnectOptions::from_str(url)
+        .map_err(|e| Error::invalid(format!("bad PostgreSQL database URL: {e}")))?;
+    let fence = Arc::new(Syncs {
+        pool: PgPoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(ACQUIRE_TIMEOUT)
+            .connect_lazy_with(options),
+        channel: format!(
+            "lectern_sync_{}",
+            lectern_core::secret::random_alphanumeric(16).to_lowercase()
+        ),
+        sending: std::sync::Mutex::new(Sending::default()),
+        heard: tokio::sync::watch::Sender::new(Heard::default()),
+    });
+    let url = url.to_string();
+    let mut listener = Some(listen(&url, &fence.channel).await?);
+    on_live(true);
+    let watcher = fence.clone();
+    tokio::spawn(async move {
+        loop {
+            if let Some(l) = listener.as_mut() {
+                match l.try_recv().await {
+                    Ok(Some(notice)) if notice.channel() == CHANGES => {
+                        on_notice(notice.payload());
+                        continue;
+                    }
+                    Ok(Some(notice)) => {
+                        // One of this server's syncs: every notice before it was applied.
+                        watcher.heard(notice.payload());
+                        continue;
+                    }
+                    Ok(None) => tracing::warn!("the change watcher lost its connection"),
+                    Err(e) => tracing::warn!(error = %e, "the change watcher failed"),
+                }
+                on_live(false);
+                watcher.fail_sent();
+                listener = None;
+            }
+            tokio::time::sleep(RELISTEN).await;
+            match listen(&url, &watcher.channel).await {
+                Ok(l) => {
+                    listener = Some(l);
+                    on_live(true);
+                    tracing::info!("the change watcher listens again");
+                }
+                Err(e) => tracing::warn!(error = %e, "the change watcher cannot listen yet"),
+            }
+        }
+    });
+    Ok(ChangeFence(fence))
+}
+
+/// A connection that listens for change notices and this server's syncs.
+async fn listen(url: &str, sync_channel: &str) -> Result<PgListener> {
+    let mut listener = PgListener::connect(url).await.map_err(fault)?;
+    listener
+        .listen_all([CHANGES, sync_channel])
+        .await
+        .map_err(fault)?;
+    Ok(listener)
+}
+
+/// The fence of a server's cache. PostgreSQL delivers notices in the order their
+/// transactions committed, so when a sync notice this server sent after a read began comes
+/// back to its watcher, every change notice committed before the read was applied. Reads
+/// share syncs: one is in flight at a time, and the reads that arrive meanwhile wait for
+/// the next one (sent after them), so the database sees one small statement per round
+/// trip however many reads wait.
+#[derive(Clone)]
+pub struct ChangeFence(Arc<Syncs>);
+
+struct Syncs {
+    /// Sends the syncs.
+    pool: PgPool,
+    /// This server's own channel for them.
+    channel: String,
+    sending: std::sync::Mutex<Sending>,
+    heard: tokio::sync::watch::Sender<Heard>,
+}
+
+#[derive(Default)]
+struct Sending {
+    /// Number of the newest sync sent or being sent.
+    issued: u64,
+    /// Whether a sync is being sent.
+    busy: bool,
+    /// Whether a read arrived while it was: one more follows it.
+    again: bool,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Heard {
+    /// Newest sync that came back.
+    synced: u64,
+    /// Newest sync that will never come back (sending failed, or the watcher lost its
+    /// connection).
+    failed: u64,
+}
+
+impl Syncs {
+    /// Sends syncs until no read waits for a newer one.
+    async fn send(self: Arc<Self>) {
+        loop {
+            let n = self.sending.lock().expect("no panics inside").issued;
+            let sent = sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(&self.channel)
+                .bind(n.to_string())
+                .execute(&self.pool)
+                .await;
+            if let Err(e) = sent {
+                tracing::warn!(error = %e, "a cache sync could not be sent");
+                self.heard.send_modify(|h| h.failed = h.failed.max(n));
+            }
+            let mut sending = self.sending.lock().expect("no panics inside");
+            if !std::mem::take(&mut sending.again) {
+                sending.busy = false;
+                return;
+            }
+            sending.issued += 1;
+        }
+    }
+
+    /// A sync came back.
+    fn heard(&self, payload: &str) {
+        if let Ok(n) = payload.parse::<u64>() {
+            self.heard.send_modify(|h| h.synced = h.synced.max(n));
+        }
+    }
+
+    /// Every sync sent so far will not come back.
+    fn fail_sent(&self) {
+        let issued = self.sending.lock().expect("no panics inside").issued;
+        self.heard.send_modify(|h| h.failed = h.failed.max(issued));
+    }
+}
+
+#[async_trait]
+impl Fence for ChangeFence {
+    async fn pass(&self) -> bool {
+        let syncs = &self.0;
+        let target = {
+            let mut sending = syncs.sending.lock().expect("no panics inside");
+            if sending.busy {
+                // The sync in flight was sent before this read: wait for the next one.
+                sending.again = true;
+                sending.issued + 1
+            } else {
+                sending.busy = true;
+                sending.issued += 1;
+                tokio::spawn(syncs.clone().send());
+                sending.issued
+            }
+        };
+        let mut heard = syncs.heard.subscribe();
+        let waited = tokio::time::timeout(
+            FENCE_WAIT,
+            heard.wait_for(|h| h.synced >= target || h.failed >= target),
+        )
+        .await;
+        matches!(waited, Ok(Ok(h)) if h.synced >= target)
     }
 }

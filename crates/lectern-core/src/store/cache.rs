@@ -2,15 +2,24 @@
 //! path: the API key behind a bearer credential and the deck being read.
 //!
 //! Coherence: every write that goes through this wrapper invalidates what it changed before
-//! it returns; writes made by other processes (admin commands, another server) are announced
-//! through [`CachedStore::invalidate_all`], which the backend's change watcher calls (SQLite
-//! polls `PRAGMA data_version`). Only hits are cached (an unknown key is always looked up),
-//! and a read that raced with an invalidation is not stored: each fill remembers the
+//! it returns; writes made by other processes (admin commands, another server) reach it
+//! through the backend's change watcher. SQLite polls `PRAGMA data_version` and calls
+//! [`CachedStore::invalidate_all`]; PostgreSQL's triggers announce each changed deck, key
+//! and user (`NOTIFY`, delivered at commit), and the watcher passes each notice to
+//! [`CachedStore::apply_notice`]. While a watcher cannot hear notices (its connection was
+//! lost) it sets the cache not [`live`](CachedStore::set_live): every read goes to the
+//! database until it listens again. A notice reaches another server a little after the
+//! change committed, so a hit there first passes the backend's [`Fence`]: proof that every
+//! notice of a change committed before the read began was applied (PostgreSQL: a notice of
+//! the server's own, sent after, came back), so a change that one server answered is never
+//! served stale by another. Only hits are cached (an unknown key is always looked
+//! up), and a read that raced with an invalidation is not stored: each fill remembers the
 //! generation it started in and is dropped when an invalidation happened meanwhile.
 
 use std::collections::HashMap;
 use std::hash::Hash;
-use std::sync::{Arc, RwLock};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use async_trait::async_trait;
 
@@ -83,6 +92,51 @@ pub struct CachedStore {
     inner: Arc<dyn Store>,
     keys: Map<String, ApiKeyRecord>,
     decks: Map<i64, DeckRecord>,
+    /// Whether changes made elsewhere reach this cache now; when not, it is bypassed.
+    live: AtomicBool,
+    /// What a hit waits for where changes are announced late (several servers).
+    fence: OnceLock<Arc<dyn Fence>>,
+}
+
+tokio::task_local! {
+    /// Whether a fence was passed during the current request (see [`request_scope`]).
+    static PASSED: std::cell::Cell<bool>;
+}
+
+/// Runs one request: once a fence was passed in it, later hits in it need no other, since
+/// that fence already proved every change committed before the request began was applied.
+pub async fn request_scope<F: std::future::Future>(request: F) -> F::Output {
+    PASSED.scope(std::cell::Cell::new(false), request).await
+}
+
+/// The proof a hit waits for; see the module docs.
+#[async_trait]
+pub trait Fence: Send + Sync {
+    /// `true` once every change notice of a change committed before the call has been
+    /// applied to the cache; `false` when that cannot be known (the hit is not used).
+    async fn pass(&self) -> bool;
+}
+
+/// What a change notice names (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notice {
+    Deck(i64),
+    Key(i64),
+    User(i64),
+}
+
+impl Notice {
+    /// Reads a notice's payload (`deck:12`, `key:3`, `user:7`).
+    pub fn parse(payload: &str) -> Option<Notice> {
+        let (kind, id) = payload.split_once(':')?;
+        let id = id.parse().ok()?;
+        match kind {
+            "deck" => Some(Notice::Deck(id)),
+            "key" => Some(Notice::Key(id)),
+            "user" => Some(Notice::User(id)),
+            _ => None,
+        }
+    }
 }
 
 impl CachedStore {
@@ -92,6 +146,34 @@ impl CachedStore {
             inner,
             keys: Map::new(),
             decks: Map::new(),
+            live: AtomicBool::new(true),
+            fence: OnceLock::new(),
+        }
+    }
+
+    /// Makes every hit wait for `fence` first (set once, before serving).
+    pub fn set_fence(&self, fence: Arc<dyn Fence>) {
+        let _ = self.fence.set(fence);
+    }
+
+    /// What `lookup` finds in the cache, once it is known to be fresh; `None` for a miss or
+    /// when freshness cannot be known.
+    async fn fresh<V>(&self, lookup: impl Fn() -> Option<V>) -> Option<V> {
+        if !self.is_live() {
+            return None;
+        }
+        lookup()?;
+        match self.fence.get() {
+            None => lookup(),
+            Some(_) if PASSED.try_with(std::cell::Cell::get).unwrap_or(false) => lookup(),
+            Some(fence) => {
+                if !fence.pass().await {
+                    return None;
+                }
+                let _ = PASSED.try_with(|p| p.set(true));
+                // Notices applied while waiting may have removed the entry: look again.
+                lookup()
+            }
         }
     }
 
@@ -99,6 +181,30 @@ impl CachedStore {
     pub fn invalidate_all(&self) {
         self.keys.clear();
         self.decks.clear();
+    }
+
+    /// Forgets what a change notice names; a notice it cannot read forgets everything.
+    pub fn apply_notice(&self, payload: &str) {
+        match Notice::parse(payload) {
+            Some(Notice::Deck(id)) => self.forget_deck(id),
+            Some(Notice::Key(id)) => self.keys.remove_where(|_, r| r.id == id),
+            Some(Notice::User(id)) => self.keys.remove_where(|_, r| r.user_id == id),
+            None => self.invalidate_all(),
+        }
+    }
+
+    /// Whether the watcher hears changes made elsewhere. Going live or not forgets
+    /// everything: what was read before may have changed unheard.
+    pub fn set_live(&self, live: bool) {
+        self.live.store(false, Ordering::SeqCst);
+        self.invalidate_all();
+        if live {
+            self.live.store(true, Ordering::SeqCst);
+        }
+    }
+
+    fn is_live(&self) -> bool {
+        self.live.load(Ordering::SeqCst)
     }
 
     fn forget_deck(&self, deck_id: i64) {
@@ -172,7 +278,11 @@ impl KeyStore for CachedStore {
     }
 
     async fn find_api_key(&self, lookup: &str) -> Result<Option<ApiKeyRecord>> {
-        if let Some(hit) = self.keys.get(&lookup.to_string()) {
+        if !self.is_live() {
+            return self.inner.find_api_key(lookup).await;
+        }
+        let lookup_key = lookup.to_string();
+        if let Some(hit) = self.fresh(|| self.keys.get(&lookup_key)).await {
             return Ok(Some(hit));
         }
         let generation = self.keys.generation();
@@ -218,7 +328,10 @@ impl DeckStore for CachedStore {
     }
 
     async fn get_deck(&self, owner_id: i64, deck_id: i64) -> Result<Option<DeckRecord>> {
-        if let Some(hit) = self.decks.get(&deck_id) {
+        if !self.is_live() {
+            return self.inner.get_deck(owner_id, deck_id).await;
+        }
+        if let Some(hit) = self.fresh(|| self.decks.get(&deck_id)).await {
             return Ok((hit.owner_id == owner_id).then_some(hit));
         }
         let generation = self.decks.generation();
@@ -640,5 +753,20 @@ impl DumpStore for CachedStore {
 
     async fn finish_import(&self) -> Result<()> {
         self.inner.finish_import().await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Notice;
+
+    #[test]
+    fn notices_name_a_deck_a_key_or_a_user() {
+        assert_eq!(Notice::parse("deck:12"), Some(Notice::Deck(12)));
+        assert_eq!(Notice::parse("key:3"), Some(Notice::Key(3)));
+        assert_eq!(Notice::parse("user:7"), Some(Notice::User(7)));
+        for bad in ["", "deck", "deck:", "deck:x", "slide:1", "deck:1:2"] {
+            assert_eq!(Notice::parse(bad), None, "{bad:?}");
+        }
     }
 }
