@@ -63,6 +63,8 @@ const SCENARIOS: &[&str] = &[
     "move_slides_1000",
     "move_slides_10000",
     "add_slide",
+    "add_slide_10",
+    "add_slide_10000",
     "update_slide",
     "update_deck",
     "get_slide_10",
@@ -322,6 +324,13 @@ impl Server {
                 if kind == "list_slides" {
                     // Pages of ten: the same page on every deck size.
                     get(&format!("/v1/decks/{deck}/slides?per_page=10"), key)
+                } else if kind == "add_slide" {
+                    // At the end of a deck that starts with n slides (and grows).
+                    post(
+                        &format!("/v1/decks/{deck}/slides"),
+                        key,
+                        &serde_json::json!({"html": "<section><h2>Added</h2></section>"}),
+                    )
                 } else if kind == "get_slide" {
                     // A slide from the middle of the deck.
                     get(

@@ -275,6 +275,23 @@ pub(crate) async fn record_revision(
     insert_entry(tx, deck_id, at, entry).await
 }
 
+/// The slots an edit decides on: read in its transaction, or the core's known order.
+pub(crate) enum Slots {
+    Read(Vec<SlideSlot>),
+    Known(std::sync::Arc<Vec<SlideSlot>>),
+}
+
+impl std::ops::Deref for Slots {
+    type Target = [SlideSlot];
+
+    fn deref(&self) -> &[SlideSlot] {
+        match self {
+            Slots::Read(v) => v,
+            Slots::Known(v) => v,
+        }
+    }
+}
+
 /// Records a revision's entry (the deck's revision already set, see
 /// [`SqlStore::next_revision`]).
 pub(crate) async fn insert_entry(
@@ -360,20 +377,23 @@ impl SqlStore {
         ctx: &WriteContext,
         at: i64,
         scope: &OrderScope,
-    ) -> Result<Option<(i64, Vec<SlideSlot>)>> {
-        // The slots the edit decides on: every slide, or one ($4).
-        let only = match scope {
-            OrderScope::Whole => None,
-            OrderScope::Slide(id) => Some(id.as_str()),
+    ) -> Result<Option<(i64, Slots)>> {
+        // The slots the edit decides on: every slide, or one ($4); none to read here when
+        // the core knows the order (it is read afterwards if the revision differs).
+        // An earlier write of the open batch knows a newer order than the core can.
+        let (only, known) = match scope {
+            OrderScope::Whole(known) => (None, tx.batch_order(deck_id).or(known.clone())),
+            OrderScope::Slide(id) => (Some(id.as_str()), None),
         };
         let filter = if only.is_some() { " AND id = $4" } else { "" };
-        let order = if self.dialect.locks_rows() {
-            "''".to_string()
-        } else {
+        let read_here = !self.dialect.locks_rows() && known.is_none();
+        let order = if read_here {
             format!(
                 "(SELECT {} FROM slides WHERE deck_id = $2{filter})",
                 crate::slides::PACKED_ORDER
             )
+        } else {
+            "''".to_string()
         };
         let sql = format!(
             "UPDATE decks SET revision = revision + 1, updated_at = $1
@@ -385,7 +405,7 @@ impl SqlStore {
             .bind(deck_id)
             .bind(owner_id);
         if let Some(id) = only
-            && !self.dialect.locks_rows()
+            && read_here
         {
             query = query.bind(id);
         }
@@ -395,10 +415,10 @@ impl SqlStore {
             return Ok(None);
         };
         Precondition::check(ctx.precondition.as_ref(), deck_id, next - 1)?;
-        let slots = if self.dialect.locks_rows() {
-            crate::slides::slots_of(&mut **tx, deck_id, only).await?
-        } else {
-            crate::rows::unpack_slots(&packed)?
+        let slots = match known {
+            Some(k) if k.revision == next - 1 => Slots::Known(k.slots),
+            _ if read_here => Slots::Read(crate::rows::unpack_slots(&packed)?),
+            _ => Slots::Read(crate::slides::slots_of(&mut **tx, deck_id, only).await?),
         };
         Ok(Some((next, slots)))
     }

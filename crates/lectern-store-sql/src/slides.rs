@@ -7,8 +7,8 @@ use lectern_core::Result;
 use lectern_core::layout::SlideSlot;
 use lectern_core::revision::{Operation, WriteContext};
 use lectern_core::store::{
-    NewSlideRecord, SlideContentPatch, SlideEdit, SlideEditor, SlideHtmlRecord, SlideOrder,
-    SlideRecord, SlideStore, SlideSummaryRecord,
+    KnownOrder, NewSlideRecord, SlideContentPatch, SlideEdit, SlideEditor, SlideHtmlRecord,
+    SlideOrder, SlideRecord, SlideStore, SlideSummaryRecord,
 };
 use lectern_core::time::Timestamp;
 use sqlx::{Any, Executor};
@@ -276,6 +276,13 @@ impl SlideStore for SqlStore {
             settings: None,
         };
         insert_entry(&mut tx, deck_id, at, entry).await?;
+        if !result.after.is_empty() {
+            let order = KnownOrder {
+                revision,
+                slots: result.after.clone(),
+            };
+            tx.leave_order(deck_id, order);
+        }
         tx.commit().await?;
         result.revision = revision;
         Ok(Some(result))

@@ -19,6 +19,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use lectern_core::store::KnownOrder;
 use lectern_core::{Error, Result};
 use sqlx::pool::PoolConnection;
 use sqlx::{Any, AnyConnection, AnyPool, Executor, Transaction};
@@ -58,7 +59,7 @@ impl Writer {
         match self {
             Writer::Pool(pool, begin) => {
                 let tx = pool.begin_with(*begin).await.map_err(fault)?;
-                Ok(Tx(Inner::Alone(Some(tx))))
+                Ok(Tx(Inner::Alone(Some(tx)), None))
             }
             Writer::Group(group) => group.begin().await,
         }
@@ -81,7 +82,7 @@ impl Writer {
 
 /// A write transaction: use it as a connection (`&mut *tx`), then [`Tx::commit`]. Dropped
 /// without a commit, it changes nothing.
-pub(crate) struct Tx(Inner);
+pub(crate) struct Tx(Inner, Option<(i64, KnownOrder)>);
 
 enum Inner {
     /// `None` once committed.
@@ -91,9 +92,24 @@ enum Inner {
 }
 
 impl Tx {
+    /// The order of deck `deck_id` as an earlier write of the open batch left it, at the
+    /// revision that write made (not committed yet, but this write sees it).
+    pub(crate) fn batch_order(&self, deck_id: i64) -> Option<KnownOrder> {
+        match &self.0 {
+            Inner::Grouped(Some(batch), _) => batch.orders.get(&deck_id).cloned(),
+            _ => None,
+        }
+    }
+
+    /// The order this write leaves deck `deck_id` in, for the next writes of its batch.
+    pub(crate) fn leave_order(&mut self, deck_id: i64, order: KnownOrder) {
+        self.1 = Some((deck_id, order));
+    }
+
     /// Commits the write: answers once it is durable, or with the error that kept it from
     /// being so.
     pub(crate) async fn commit(mut self) -> Result<()> {
+        let left = self.1.take();
         match &mut self.0 {
             Inner::Alone(tx) => {
                 let tx = tx.take().expect("a write commits once");
@@ -103,7 +119,7 @@ impl Tx {
                 let batch = slot.take().expect("a write commits once");
                 // In a task of its own, so that a caller that goes away cannot leave the
                 // batch half-committed.
-                tokio::spawn(group.clone().commit(batch))
+                tokio::spawn(group.clone().commit(batch, left))
                     .await
                     .map_err(Error::internal)?
             }
@@ -195,7 +211,7 @@ impl Group {
                 return Err(e);
             }
             batch.open = true;
-            Ok(Tx(Inner::Grouped(Some(batch), group)))
+            Ok(Tx(Inner::Grouped(Some(batch), group), None))
         })
         .await
         .map_err(Error::internal)?
@@ -203,12 +219,19 @@ impl Group {
 
     /// Releases a write's savepoint, then commits the batch if this write is its last, or
     /// leaves the commit to the writes waiting and waits for its outcome.
-    async fn commit(self: Arc<Self>, mut batch: OwnedMutexGuard<Batch>) -> Result<()> {
+    async fn commit(
+        self: Arc<Self>,
+        mut batch: OwnedMutexGuard<Batch>,
+        left: Option<(i64, KnownOrder)>,
+    ) -> Result<()> {
         if let Err(e) = batch.run("RELEASE SAVEPOINT w").await {
             batch.dirty = true;
             drop(batch);
             self.flush.notify_one();
             return Err(e);
+        }
+        if let Some((deck_id, order)) = left {
+            batch.orders.insert(deck_id, order);
         }
         if self.waiting.load(Ordering::SeqCst) == 0 || batch.waiters.len() >= MAX_BATCH {
             return batch.commit().await;
@@ -243,6 +266,9 @@ struct Batch {
     dirty: bool,
     /// The writes released into the open transaction, waiting for its commit.
     waiters: Vec<oneshot::Sender<std::result::Result<(), Arc<str>>>>,
+    /// Slide orders as the released writes of the open transaction left them, so that the
+    /// next write to the same deck need not read its order (see `Tx::batch_order`).
+    orders: std::collections::HashMap<i64, KnownOrder>,
 }
 
 impl Batch {
@@ -269,6 +295,7 @@ impl Batch {
     async fn commit(&mut self) -> Result<()> {
         let result = self.run("COMMIT").await;
         self.open = false;
+        self.orders.clear();
         let outcome = result
             .as_ref()
             .map(|_| ())
@@ -290,6 +317,7 @@ impl Batch {
         }
         self.open = false;
         self.dirty = false;
+        self.orders.clear();
         let why: Arc<str> = Arc::from(format!("the transaction was rolled back: {why}"));
         for waiter in self.waiters.drain(..) {
             let _ = waiter.send(Err(why.clone()));
@@ -373,6 +401,51 @@ mod tests {
             .await
             .unwrap()
             == 1
+    }
+
+    /// A write's order is seen by the next writes of its batch once it was released, never
+    /// by a write of a later transaction, and never when the write was dropped.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_next_write_of_a_batch_sees_the_order_a_released_write_left() {
+        let dir = tempfile::tempdir().unwrap();
+        let (write, _read) = database(&dir).await;
+        let writer = Writer::group(write);
+        let order = |revision| KnownOrder {
+            revision,
+            slots: Arc::new(Vec::new()),
+        };
+        // A dropped write leaves nothing.
+        let mut dropped = writer.begin().await.unwrap();
+        dropped.leave_order(1, order(4));
+        drop(dropped);
+        let mut first = writer.begin().await.unwrap();
+        assert_eq!(first.batch_order(1), None);
+        insert(&mut first, 1).await;
+        first.leave_order(1, order(5));
+        // A second write waits for the lock, so the first leaves the commit to it.
+        let second = tokio::spawn({
+            let writer = writer.clone();
+            async move {
+                let mut tx = writer.begin().await.unwrap();
+                let seen = tx.batch_order(1);
+                insert(&mut tx, 2).await;
+                tx.commit().await.unwrap();
+                seen
+            }
+        });
+        while let Writer::Group(group) = &writer
+            && group.waiting.load(Ordering::SeqCst) == 0
+        {
+            tokio::task::yield_now().await;
+        }
+        first.commit().await.unwrap();
+        assert_eq!(second.await.unwrap(), Some(order(5)));
+        let later = writer.begin().await.unwrap();
+        assert_eq!(
+            later.batch_order(1),
+            None,
+            "a committed batch forgets its orders"
+        );
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

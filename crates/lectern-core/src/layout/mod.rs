@@ -119,18 +119,19 @@ fn place(rest: &[SlideSlot], ids: &[String], at: usize, group: Option<i64>) -> V
 }
 
 /// The insertion index in `rest` and the group for `anchor`, with `field` naming the
-/// request field for errors. `groups` is the group of each slide before the operation.
+/// request field for errors. `before` is the order before the operation (whose groups
+/// count).
 fn resolve(
     rest: &[SlideSlot],
     anchor: &Anchor,
     field: &str,
-    groups: &HashMap<&str, Option<i64>>,
+    before: &[SlideSlot],
 ) -> Result<(usize, Option<i64>)> {
     match anchor {
         Anchor::End => Ok((rest.len(), None)),
         Anchor::Before(id) | Anchor::After(id) => {
             let i = index_of(rest, id).ok_or_else(|| reference_not_found(field, id))?;
-            let group = groups.get(id.as_str()).copied().flatten();
+            let group = index_of(before, id).and_then(|i| before[i].group);
             let at = if matches!(anchor, Anchor::Before(_)) {
                 i
             } else {
@@ -159,17 +160,13 @@ fn collapse_groups_of_one(after: &[SlideSlot]) -> Vec<SlideSlot> {
         .collect()
 }
 
-fn group_map(slides: &[SlideSlot]) -> HashMap<&str, Option<i64>> {
-    slides.iter().map(|s| (s.id.as_str(), s.group)).collect()
-}
-
 /// Adds one slide with id `new_id` at `anchor` (interface 4.4 `add_slide`).
 pub fn add(slides: &[SlideSlot], new_id: &str, anchor: &Anchor) -> Result<Plan> {
     let field = match anchor {
         Anchor::Before(_) => "insert_before_slide_id",
         _ => "insert_after_slide_id",
     };
-    let (at, group) = resolve(slides, anchor, field, &group_map(slides))?;
+    let (at, group) = resolve(slides, anchor, field, slides)?;
     Ok(Plan {
         insert: place(slides, &[new_id.to_string()], at, group),
         count: 1,
@@ -277,7 +274,7 @@ pub fn move_slides(slides: &[SlideSlot], ids: &[String], anchor: &Anchor) -> Res
         missing,
         rest,
     } = Moving::split(slides, ids, target, field)?;
-    let (at, group) = resolve(&rest, anchor, field, &group_map(slides))?;
+    let (at, group) = resolve(&rest, anchor, field, slides)?;
     Ok(moved_plan(rest, known, missing, at, group, Vec::new()))
 }
 
@@ -358,40 +355,54 @@ pub fn remove(slides: &[SlideSlot], ids: &[String]) -> Result<Plan> {
     })
 }
 
-/// Applies a plan to `slides`, returning the new order (what the backend's rows will be).
+/// Applies a plan to `slides` (in rank order), returning the new order (what the backend's
+/// rows will be). The slides the plan leaves alone stay in order, so the placed ones are
+/// merged in: no sort of the whole deck.
 pub fn apply(slides: &[SlideSlot], plan: &Plan) -> Vec<SlideSlot> {
-    let deleted: HashSet<&str> = plan.delete.iter().map(String::as_str).collect();
-    let changed: HashMap<&str, &SlideSlot> =
-        plan.reposition.iter().map(|s| (s.id.as_str(), s)).collect();
-    let mut out: Vec<SlideSlot> = slides
+    let mut placed: Vec<&SlideSlot> = plan.reposition.iter().chain(&plan.insert).collect();
+    placed.sort_by(|a, b| a.rank.cmp(&b.rank));
+    let left: HashSet<&str> = plan
+        .delete
         .iter()
-        .filter(|s| !deleted.contains(s.id.as_str()))
-        .map(|s| {
-            changed
-                .get(s.id.as_str())
-                .map_or_else(|| s.clone(), |c| (*c).clone())
-        })
-        .chain(plan.insert.iter().cloned())
+        .map(String::as_str)
+        .chain(plan.reposition.iter().map(|s| s.id.as_str()))
         .collect();
-    out.sort_by(|a, b| a.rank.cmp(&b.rank));
+    let mut out = Vec::with_capacity(slides.len() + plan.insert.len());
+    let mut placed = placed.into_iter().peekable();
+    for s in slides {
+        if !left.is_empty() && left.contains(s.id.as_str()) {
+            continue;
+        }
+        while let Some(p) = placed.next_if(|p| p.rank < s.rank) {
+            out.push(p.clone());
+        }
+        out.push(s.clone());
+    }
+    out.extend(placed.cloned());
     out
 }
 
 /// `plan`, or only its count and missing ids when applying it would leave every slide where
 /// it is (same order, same vertical groups): such a move changes nothing and writes nothing.
 pub fn unless_unchanged(slides: &[SlideSlot], plan: Plan) -> Plan {
+    applied_unless_unchanged(slides, plan).0
+}
+
+/// [`unless_unchanged`], with the order after it.
+pub fn applied_unless_unchanged(slides: &[SlideSlot], plan: Plan) -> (Plan, Vec<SlideSlot>) {
     let after = apply(slides, &plan);
     let same = after.len() == slides.len()
         && after.iter().zip(slides).all(|(a, b)| a.id == b.id)
         && positions(&after) == positions(slides);
     if same {
-        Plan {
+        let nothing = Plan {
             count: plan.count,
             missing: plan.missing,
             ..Plan::default()
-        }
+        };
+        (nothing, slides.to_vec())
     } else {
-        plan
+        (plan, after)
     }
 }
 

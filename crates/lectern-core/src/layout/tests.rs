@@ -291,6 +291,31 @@ fn pick(slides: &[SlideSlot], i: usize) -> String {
         .map_or_else(|| format!("unknown{i}"), |s| s.id.clone())
 }
 
+/// [`apply`], checked against the obvious way: drop the deleted and replaced slides, add
+/// the placed ones, sort the whole deck by rank.
+fn applied(slides: &[SlideSlot], plan: &Plan) -> Vec<SlideSlot> {
+    let fast = apply(slides, plan);
+    let gone: HashSet<&str> = plan
+        .delete
+        .iter()
+        .map(String::as_str)
+        .chain(plan.reposition.iter().map(|s| s.id.as_str()))
+        .collect();
+    let mut slow: Vec<SlideSlot> = slides
+        .iter()
+        .filter(|s| !gone.contains(s.id.as_str()))
+        .chain(&plan.reposition)
+        .chain(&plan.insert)
+        .cloned()
+        .collect();
+    slow.sort_by(|a, b| a.rank.cmp(&b.rank));
+    assert_eq!(
+        fast, slow,
+        "apply merges into the same order a full sort gives"
+    );
+    fast
+}
+
 proptest! {
     #[test]
     fn random_operation_sequences_keep_every_invariant(
@@ -312,7 +337,7 @@ proptest! {
                         Some((false, i)) => Anchor::After(pick(&slides, i % slides.len())),
                     };
                     let plan = add(&slides, &id, &anchor).unwrap();
-                    slides = apply(&slides, &plan);
+                    slides = applied(&slides, &plan);
                     prop_assert_eq!(slides.len(), before.len() + 1);
                 }
                 Op::Move(picks, before_target, t) => {
@@ -324,7 +349,7 @@ proptest! {
                     match move_slides(&slides, &moved, &anchor) {
                         Ok(plan) => {
                             let known: Vec<&String> = moved.iter().filter(|id| before.iter().any(|s| &s.id == *id)).collect();
-                            slides = apply(&slides, &plan);
+                            slides = applied(&slides, &plan);
                             // The multiset of slides is preserved.
                             let mut a: Vec<&String> = before.iter().map(|s| &s.id).collect();
                             let mut b: Vec<&String> = slides.iter().map(|s| &s.id).collect();
@@ -352,7 +377,7 @@ proptest! {
                     match group_slides(&slides, &moved, &stacking) {
                         Ok(plan) => {
                             let known: Vec<&String> = moved.iter().filter(|id| before.iter().any(|s| &s.id == *id)).collect();
-                            slides = apply(&slides, &plan);
+                            slides = applied(&slides, &plan);
                             let mut a: Vec<&String> = before.iter().map(|s| &s.id).collect();
                             let mut b: Vec<&String> = slides.iter().map(|s| &s.id).collect();
                             a.sort(); b.sort();
@@ -384,7 +409,7 @@ proptest! {
                     let known: HashSet<&String> = ids.iter().filter(|id| before.iter().any(|s| &s.id == *id)).collect();
                     match remove(&slides, &ids) {
                         Ok(plan) => {
-                            slides = apply(&slides, &plan);
+                            slides = applied(&slides, &plan);
                             prop_assert_eq!(slides.len(), before.len() - known.len());
                             prop_assert!(slides.iter().all(|s| !known.contains(&s.id)));
                         }

@@ -15,9 +15,9 @@ use crate::revision::{Operation, Precondition, WriteContext};
 use crate::secret::{self, NewApiKey, Secret};
 use crate::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
 use crate::store::{
-    DeckListKind, DeckRecord, NewApiKeyRecord, NewDeckRecord, NewOAuthClientRecord, NewSlideRecord,
-    NewUserRecord, OrderScope, SlideContent, SlideContentPatch, SlideEdit, SlideEditFn,
-    SlideEditor, SlideHtmlRecord, Store, TeamRecord, UserRecord,
+    DeckListKind, DeckRecord, KnownOrder, NewApiKeyRecord, NewDeckRecord, NewOAuthClientRecord,
+    NewSlideRecord, NewUserRecord, OrderScope, SlideContent, SlideContentPatch, SlideEdit,
+    SlideEditFn, SlideEditor, SlideHtmlRecord, Store, TeamRecord, UserRecord,
 };
 use crate::time::Timestamp;
 use crate::views::{

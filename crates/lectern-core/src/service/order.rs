@@ -6,7 +6,7 @@
 //! once per request).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::*;
 
@@ -25,26 +25,37 @@ pub(crate) struct Order {
 }
 
 struct OrderData {
-    slots: Vec<SlideSlot>,
+    /// Shared with the store when a write decides on this order ([`KnownOrder`]).
+    slots: Arc<Vec<SlideSlot>>,
     positions: Vec<Position>,
-    index: HashMap<String, usize>,
+    /// Each slide's index in `slots`, made on the first look-up by id (an order cached by a
+    /// write may only ever be written on again).
+    index: OnceLock<HashMap<String, usize>>,
 }
 
 impl Order {
-    fn new(revision: i64, slots: Vec<SlideSlot>) -> Order {
+    pub(crate) fn new(revision: i64, slots: Vec<SlideSlot>) -> Order {
+        Order::shared(revision, Arc::new(slots))
+    }
+
+    /// An order whose slots are shared with whoever made them (a write's `after`).
+    pub(crate) fn shared(revision: i64, slots: Arc<Vec<SlideSlot>>) -> Order {
         let positions = layout::positions(&slots);
-        let index = slots
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (s.id.clone(), i))
-            .collect();
         Order {
             revision,
             data: Arc::new(OrderData {
                 slots,
                 positions,
-                index,
+                index: OnceLock::new(),
             }),
+        }
+    }
+
+    /// This order for a write to decide on.
+    pub(crate) fn known(&self) -> KnownOrder {
+        KnownOrder {
+            revision: self.revision,
+            slots: self.data.slots.clone(),
         }
     }
 
@@ -64,9 +75,28 @@ impl Order {
         &self.data.positions
     }
 
+    /// Where slide `id` is, for a slide just added: looked for from the end (where new
+    /// slides usually are) unless the index was made already, so that adding at the end
+    /// does not index the whole deck.
+    pub fn position_of_new(&self, id: &str) -> Option<Position> {
+        if self.data.index.get().is_some() {
+            return self.position(id);
+        }
+        let i = self.data.slots.iter().rposition(|s| s.id == id)?;
+        Some(self.data.positions[i])
+    }
+
     /// Where slide `id` is, if the deck has it.
     pub fn position(&self, id: &str) -> Option<Position> {
-        self.data.index.get(id).map(|&i| self.data.positions[i])
+        let index = self.data.index.get_or_init(|| {
+            let slots = &self.data.slots;
+            slots
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.id.clone(), i))
+                .collect()
+        });
+        index.get(id).map(|&i| self.data.positions[i])
     }
 }
 
@@ -90,7 +120,7 @@ impl Orders {
     }
 
     /// The deck's cached order, whatever its revision.
-    fn latest(&self, deck_id: i64) -> Option<Arc<Order>> {
+    pub(crate) fn latest(&self, deck_id: i64) -> Option<Arc<Order>> {
         let decks = self
             .decks
             .lock()
@@ -98,7 +128,7 @@ impl Orders {
         decks.1.get(&deck_id).cloned()
     }
 
-    fn put(&self, deck_id: i64, order: Arc<Order>) {
+    pub(crate) fn put(&self, deck_id: i64, order: Arc<Order>) {
         let mut decks = self
             .decks
             .lock()

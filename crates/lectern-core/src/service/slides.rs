@@ -2,6 +2,7 @@
 //! edit the core plans (`layout`) and the store applies in one transaction.
 
 use super::*;
+use crate::service::order::Order;
 
 impl Lectern {
     /// `list_slides` (4.4): summaries in presentation order, paged.
@@ -86,7 +87,7 @@ impl Lectern {
         caller.require(Scope::Manage)?;
         let id = new_slide_id();
         let new_id = id.clone();
-        let edit = self
+        let (edit, after) = self
             .edit_slides(
                 caller,
                 deck_id,
@@ -103,7 +104,7 @@ impl Lectern {
                             slot.rank,
                             slot.group,
                         )],
-                        after: layout::apply(slots, &plan),
+                        after: Arc::new(layout::apply(slots, &plan)),
                         plan,
                         content: None,
                         revision: 0,
@@ -111,7 +112,7 @@ impl Lectern {
                 }),
             )
             .await?;
-        self.place(deck_id, &edit, &id)
+        self.place(deck_id, &edit, after.as_deref(), &id)
     }
 
     /// `update_slide` (4.4): replaces html and/or notes; the id and position stay.
@@ -185,7 +186,11 @@ impl Lectern {
             deck_id,
             Operation::RemoveSlides,
             precondition,
-            move |slots| layout::remove(slots, &input.slide_ids),
+            move |slots| {
+                let plan = layout::remove(slots, &input.slide_ids)?;
+                let after = layout::apply(slots, &plan);
+                Ok((plan, after))
+            },
         )
         .await
     }
@@ -205,7 +210,7 @@ impl Lectern {
             precondition,
             move |slots| {
                 let plan = layout::move_slides(slots, &input.slide_ids, &input.anchor)?;
-                Ok(layout::unless_unchanged(slots, plan))
+                Ok(layout::applied_unless_unchanged(slots, plan))
             },
         )
         .await
@@ -228,31 +233,34 @@ impl Lectern {
             precondition,
             move |slots| {
                 let plan = layout::group_slides(slots, &input.slide_ids, &input.stacking)?;
-                Ok(layout::unless_unchanged(slots, plan))
+                Ok(layout::applied_unless_unchanged(slots, plan))
             },
         )
         .await
     }
 
-    /// Runs a reordering `plan` of the layout rules in one edit and reports its count.
+    /// Runs a reordering `plan` of the layout rules (the plan and the order after it) in one
+    /// edit and reports its count.
     pub(crate) async fn apply_plan(
         &self,
         caller: &Caller,
         deck_id: DeckId,
         operation: Operation,
         precondition: Option<Precondition>,
-        plan: impl FnOnce(&[SlideSlot]) -> Result<layout::Plan> + Send + 'static,
+        plan: impl FnOnce(&[SlideSlot]) -> Result<(layout::Plan, Vec<SlideSlot>)> + Send + 'static,
     ) -> Result<SlideCount> {
         caller.require(Scope::Manage)?;
-        let edit = self
+        let (edit, _) = self
             .edit_slides(
                 caller,
                 deck_id,
                 operation,
                 precondition,
                 Box::new(move |slots: &[SlideSlot]| {
+                    let (plan, after) = plan(slots)?;
                     Ok(SlideEdit {
-                        plan: plan(slots)?,
+                        plan,
+                        after: Arc::new(after),
                         ..SlideEdit::default()
                     })
                 }),
@@ -266,7 +274,9 @@ impl Lectern {
     }
 
     /// One slide edit as one revision by the caller, when `precondition` holds; `edit`
-    /// decides on the whole order.
+    /// decides on the whole order and returns the order after it (`after`). The order
+    /// cache's newest order of the deck goes with it, so that the store need not read the
+    /// order again when no write came in between; the order after goes into the cache.
     pub(crate) async fn edit_slides(
         &self,
         caller: &Caller,
@@ -274,13 +284,31 @@ impl Lectern {
         operation: Operation,
         precondition: Option<Precondition>,
         edit: SlideEditFn,
-    ) -> Result<SlideEdit> {
+    ) -> Result<(SlideEdit, Option<Arc<Order>>)> {
+        let stored = deck_id.stored().ok_or_else(Error::deck_not_found)?;
+        let known = self.orders.latest(stored).map(|o| o.known());
         let editor = SlideEditor {
-            scope: OrderScope::Whole,
+            scope: OrderScope::Whole(known),
             decide: edit,
         };
-        self.edit_slides_in(caller, deck_id, operation, precondition, editor)
-            .await
+        let mut edit = self
+            .edit_slides_in(caller, deck_id, operation, precondition, editor)
+            .await?;
+        if edit.after.is_empty() {
+            return Ok((edit, None));
+        }
+        let order = Arc::new(Order::shared(
+            edit.revision,
+            std::mem::take(&mut edit.after),
+        ));
+        let plan = &edit.plan;
+        if !(plan.delete.is_empty() && plan.reposition.is_empty() && plan.insert.is_empty()) {
+            // Committed: the order of this revision is exactly `after`. (An edit that
+            // changed nothing is not kept: the revision it saw may be another write's, in
+            // a batch not committed yet.)
+            self.orders.put(stored, order.clone());
+        }
+        Ok((edit, Some(order)))
     }
 
     /// One slide edit as one revision, deciding on the part of the order `editor` names.
@@ -307,17 +335,22 @@ impl Lectern {
             .ok_or_else(Error::deck_not_found)
     }
 
+    /// Where `slide_id` is in the order `after` an edit.
     pub(crate) fn place(
         &self,
         deck_id: DeckId,
         edit: &SlideEdit,
+        after: Option<&Order>,
         slide_id: &str,
     ) -> Result<SlidePlace> {
+        let missing = || Error::internal("an edited slide is missing from the new order");
         Ok(SlidePlace {
             id: slide_id.to_string(),
             deck_id: deck_id.stored().ok_or_else(Error::deck_not_found)?,
-            position: position_of(&edit.after, slide_id)
-                .ok_or_else(|| Error::internal("an edited slide is missing from the new order"))?,
+            position: after
+                .ok_or_else(missing)?
+                .position_of_new(slide_id)
+                .ok_or_else(missing)?,
             revision: edit.revision,
         })
     }
@@ -325,12 +358,6 @@ impl Lectern {
 
 pub(crate) fn slide_not_found() -> Error {
     Error::not_found("slide not found in this deck")
-}
-
-/// The position of `slide_id` in an order.
-pub(crate) fn position_of(slots: &[SlideSlot], slide_id: &str) -> Option<Position> {
-    let i = slots.iter().position(|s| s.id == slide_id)?;
-    Some(layout::positions(slots)[i])
 }
 
 /// A new slide's stored record.

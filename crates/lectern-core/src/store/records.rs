@@ -483,8 +483,9 @@ pub struct SlideEdit {
     pub insert: Vec<NewSlideRecord>,
     /// A content change of one existing slide.
     pub content: Option<SlideContentPatch>,
-    /// The deck's order after the edit, when the answer needs a position (else empty).
-    pub after: Vec<SlideSlot>,
+    /// The deck's order after the edit, for the answer's position and the order cache
+    /// (empty for a content edit).
+    pub after: std::sync::Arc<Vec<SlideSlot>>,
     /// Set by the store: the deck's revision after the edit (unchanged when the edit
     /// changed nothing).
     pub revision: i64,
@@ -493,11 +494,19 @@ pub struct SlideEdit {
 /// The core's decision, made inside the backend's transaction from the current order.
 pub type SlideEditFn = Box<dyn FnOnce(&[SlideSlot]) -> Result<SlideEdit> + Send>;
 
+/// A deck's order as the core last saw it at `revision` (from its order cache).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KnownOrder {
+    pub revision: i64,
+    pub slots: std::sync::Arc<Vec<SlideSlot>>,
+}
+
 /// How much of the deck's order a slide edit decides on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OrderScope {
-    /// Every slide, in order (adding, removing, moving).
-    Whole,
+    /// Every slide, in order (adding, removing, moving). When the core knows the order at
+    /// the revision the edit finds, the store uses it instead of reading it again.
+    Whole(Option<KnownOrder>),
     /// Only this slide's slot, or none when the deck has no such slide (a content edit,
     /// which moves nothing: its cost does not grow with the deck).
     Slide(String),
