@@ -5,7 +5,7 @@
 //! `transform: rotate()` and `z-index`) in their style, each around a
 //! `div.sl-block-content`. Those map block by block:
 //!
-//! - `text`: a text box at the block's rectangle (rich text as [`crate::text`] reads it;
+//! - `text`: a text box at the block's rectangle (rich text: see below;
 //!   the content's `background-color` becomes a rectangle behind it);
 //! - `shape`: an `<svg>` shape (`rect` with or without `rx`, `ellipse`, `circle`, a
 //!   three-point `polygon` pointing up, down, left or right, an axis-aligned four-point
@@ -21,6 +21,16 @@
 //! - anything else (`code`, `html`, `iframe`, `video`, `math`, groups, unknown types), and a
 //!   `text` or `shape` block this reader cannot map faithfully: [`Pending::Snapshot`], for
 //!   the caller to render the block with a browser and insert the picture.
+//!
+//! Rich text: `p`, `div`, `h1`–`h6`, `blockquote`, `pre` (whitespace kept) and list items
+//! are paragraphs; `strong`/`b`, `em`/`i`, `u`, `s`/`strike`/`del` and `a href` format
+//! runs, as do inline `font-size` (px, pt, em, rem, %), `color`, `font-weight`,
+//! `font-style`, `text-decoration` and `text-align` on any element (the content `div`'s
+//! included), inherited as in CSS; headings are bold at 2.5 / 1.6 / 1.3 / 1 em (`h1` /
+//! `h2` / `h3` / `h4`–`h6`) as in Lectern's viewer; `br` breaks a line; `ul` / `ol` give
+//! bullets / numbers with their nesting level. Text without a size is
+//! [`ReadOptions::font_px`] (40 px, the viewer's). A text block holding an image, table,
+//! SVG, video and the like is a snapshot.
 //!
 //! Items come back in paint order (by `z-index`, then document order). A block inside
 //! another block is not read on its own: the outer one (a group, say) is a snapshot.
@@ -263,11 +273,14 @@ struct Geometry {
 impl Geometry {
     fn of(block: &ElementRef<'_>, canvas: (f64, f64)) -> Self {
         let style = block.value().attr("style").unwrap_or("");
-        let get = |name: &str| css::property(style, name).and_then(|v| css::length(v, 40.0));
-        let x = get("left").unwrap_or(0.0);
-        let y = get("top").unwrap_or(0.0);
-        let w = get("width").unwrap_or((canvas.0 - x).max(0.0));
-        let h = get("height").unwrap_or((canvas.1 - y).max(0.0));
+        // Percentages are of the canvas (the section is the blocks' containing block).
+        let get = |name: &str, whole: f64| {
+            css::property(style, name).and_then(|v| percent_or_px(v.trim(), whole))
+        };
+        let x = get("left", canvas.0).unwrap_or(0.0);
+        let y = get("top", canvas.1).unwrap_or(0.0);
+        let w = get("width", canvas.0).unwrap_or((canvas.0 - x).max(0.0));
+        let h = get("height", canvas.1).unwrap_or((canvas.1 - y).max(0.0));
         let rotation = css::property(style, "transform")
             .and_then(css::rotation)
             .unwrap_or(0.0);
@@ -499,6 +512,7 @@ fn css_shape(content: ElementRef<'_>, geometry: &Geometry) -> Option<Shape> {
         return None;
     }
     let mut kind = ShapeKind::Rectangle;
+    let mut shape_box = rect;
     let mut flip_v = false;
     let mut rotation = 0.0;
     if let Some(radius) = css::property(style, "border-radius") {
@@ -533,15 +547,13 @@ fn css_shape(content: ElementRef<'_>, geometry: &Geometry) -> Option<Shape> {
                 Some((rect.x + x, rect.y + y))
             })
             .collect();
-        let (k, r, f, turn) = polygon_kind(&points?)?;
-        if r != rect {
-            return None;
-        }
+        let (k, box_, f, turn) = polygon_kind(&points?)?;
         kind = k;
+        shape_box = box_;
         flip_v = f;
         rotation = turn;
     }
-    let (rect, base) = geometry.place(rect);
+    let (rect, base) = geometry.place(shape_box);
     Some(Shape {
         kind,
         rect,
@@ -722,6 +734,15 @@ fn svg_property<'a>(e: ElementRef<'a>, name: &str) -> Option<&'a str> {
         .flatten()
 }
 
+/// Whether an SVG element or a group around it has a `transform` (not read here: such a
+/// drawing is a snapshot).
+fn transformed(e: ElementRef<'_>) -> bool {
+    std::iter::once(e)
+        .chain(e.ancestors().filter_map(ElementRef::wrap))
+        .take_while(|a| a.value().name() != "svg")
+        .any(|a| a.value().attr("transform").is_some())
+}
+
 /// A number attribute of an SVG element; a percentage is of `whole`.
 fn svg_number(e: ElementRef<'_>, name: &str, whole: f64) -> Option<f64> {
     let v = e.value().attr(name)?.trim();
@@ -767,6 +788,9 @@ fn svg_shape(svg: ElementRef<'_>, geometry: &Geometry) -> Option<Shape> {
                 | "image"
         )
     })?;
+    if transformed(element) {
+        return None;
+    }
     let name = element.value().name();
     if name == "line" {
         return svg_line(svg, geometry, false);
@@ -929,7 +953,8 @@ fn svg_line(svg: ElementRef<'_>, geometry: &Geometry, arrow: bool) -> Option<Sha
     let frame = SvgFrame::of(svg, geometry.rect);
     let line = svg
         .descendent_elements()
-        .find(|e| e.value().name() == "line")?;
+        .find(|e| e.value().name() == "line")
+        .filter(|line| !transformed(*line))?;
     let (vb_w, vb_h) = (
         geometry.rect.w / frame.scale_x,
         geometry.rect.h / frame.scale_y,
@@ -1011,28 +1036,8 @@ fn free_html(
     canvas: (f64, f64),
     options: &ReadOptions,
 ) -> Option<Vec<Pending>> {
-    for e in section.descendent_elements().skip(1) {
-        if text::is_hidden(&e) {
-            continue;
-        }
-        let name = e.value().name();
-        if text::is_unmappable(name) || matches!(name, "pre" | "code" | "kbd" | "samp") {
-            return None;
-        }
-        let positioned = e.value().attr("style").is_some_and(|style| {
-            css::declarations(style).any(|(property, value)| {
-                matches!(
-                    property.as_str(),
-                    "position" | "left" | "top" | "right" | "bottom" | "transform" | "float"
-                ) && !matches!(
-                    value.to_ascii_lowercase().as_str(),
-                    "static" | "none" | "auto"
-                )
-            })
-        });
-        if positioned {
-            return None;
-        }
+    if !all_text(section) {
+        return None;
     }
 
     // Chunks: (paragraphs, is a heading); each becomes one text box.
@@ -1047,6 +1052,33 @@ fn free_html(
     section_ctx.apply_style(&section);
     collect_chunks(section, &section_ctx, options, &base, &mut chunks).ok()?;
     Some(stack(chunks, canvas, options))
+}
+
+/// Whether everything shown under `parent` is text that the free layout can place: no
+/// element that is not text, no code, no inline positioning. Hidden subtrees (notes,
+/// scripts) do not count.
+fn all_text(parent: ElementRef<'_>) -> bool {
+    parent.child_elements().all(|e| {
+        if text::is_hidden(&e) {
+            return true;
+        }
+        let name = e.value().name();
+        if text::is_unmappable(name) || matches!(name, "pre" | "code" | "kbd" | "samp") {
+            return false;
+        }
+        let positioned = e.value().attr("style").is_some_and(|style| {
+            css::declarations(style).any(|(property, value)| {
+                matches!(
+                    property.as_str(),
+                    "position" | "left" | "top" | "right" | "bottom" | "transform" | "float"
+                ) && !matches!(
+                    value.to_ascii_lowercase().as_str(),
+                    "static" | "none" | "auto"
+                )
+            })
+        });
+        !positioned && all_text(e)
+    })
 }
 
 /// Splits a container's children into chunks: each heading, paragraph, list or other

@@ -678,3 +678,72 @@ fn transparent_background_is_none() {
     };
     assert_eq!(background, None);
 }
+
+#[test]
+fn percentages_are_of_the_canvas() {
+    let html = format!(
+        "<section>{}</section>",
+        block(
+            "text",
+            "left: 10%; top: 50%; width: 50%; height: 10%",
+            "<p>x</p>"
+        )
+    );
+    let items = items(&html);
+    assert_eq!(text(&items[0]).rect, Rect::new(96.0, 350.0, 480.0, 70.0));
+}
+
+#[test]
+fn sideways_triangles_turn() {
+    let html = format!(
+        "<section>{}</section>",
+        block(
+            "shape",
+            "left: 0px; top: 0px; width: 200px; height: 100px",
+            "<svg viewBox=\"0 0 200 100\" preserveAspectRatio=\"none\"><polygon points=\"0,0 200,50 0,100\" fill=\"#0f0\"></polygon></svg>"
+        )
+    );
+    let found = items(&html);
+    let s = shape(&found[0]);
+    assert_eq!(s.kind, ShapeKind::Triangle);
+    assert_eq!(s.rotation, 90.0);
+    // The apex-up triangle 100 wide and 200 tall, turned about the same centre.
+    assert_eq!(s.rect, Rect::new(50.0, -50.0, 100.0, 200.0));
+    let html = "<section><div class=\"sl-block\" data-block-type=\"shape\" style=\"left:0;top:0;width:200px;height:100px\">\
+        <div class=\"sl-block-content\" style=\"background:#000;clip-path: polygon(100% 0%, 100% 100%, 0% 50%)\"></div></div></section>";
+    let found = items(html);
+    let s = shape(&found[0]);
+    assert_eq!((s.kind, s.rotation), (ShapeKind::Triangle, 270.0));
+}
+
+#[test]
+fn drawings_that_cannot_be_mapped_are_snapshots() {
+    for svg in [
+        "<g transform=\"translate(5 5)\"><rect width=\"10\" height=\"10\"></rect></g>",
+        "<path d=\"M0 0 L10 10\"></path>",
+        "<rect width=\"10\" height=\"10\" fill=\"url(#gradient)\"></rect>",
+        "<polygon points=\"0,0 10,3 4,10 0,8 1,1\"></polygon>",
+    ] {
+        let html = format!(
+            "<section>{}</section>",
+            block(
+                "shape",
+                "left:0;top:0;width:10px;height:10px",
+                &format!("<svg viewBox=\"0 0 10 10\">{svg}</svg>")
+            )
+        );
+        assert!(
+            matches!(items(&html)[0], Pending::Snapshot { block_index: 0, .. }),
+            "{svg}"
+        );
+    }
+    let gradient = "<section><div class=\"sl-block\" data-block-type=\"shape\" style=\"left:0;top:0;width:10px;height:10px\">\
+        <div class=\"sl-block-content\" style=\"background: linear-gradient(red, blue)\"></div></div></section>";
+    assert!(matches!(items(gradient)[0], Pending::Snapshot { .. }));
+}
+
+#[test]
+fn hidden_content_does_not_stop_free_html() {
+    let html = "<section><h2>T</h2><aside class=\"notes\"><img src=\"x.png\"></aside><script>var x;</script></section>";
+    assert_eq!(items(html).len(), 1);
+}
