@@ -217,7 +217,7 @@ pub(crate) fn property<'a>(style: &'a str, property: &str) -> Option<&'a str> {
         .last()
 }
 
-/// The base of `rem` (reveal.js's root font size as Lectern's viewer sets it).
+/// The base of `rem`: the browser's default root font size, which Lectern's viewer keeps.
 const REM_PX: f64 = 16.0;
 
 /// A length in px: `12px`, `12` (px), `9pt`, `1.5em` / `150%` (of `em`), `2rem`, `1in`.

@@ -770,3 +770,114 @@ fn write_notes(out: &mut String, notes: &str, width: i64, height: i64) {
          </p:clrMapOvr></p:notes>",
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Rect, Run};
+
+    #[test]
+    fn run_formatting() {
+        let mut out = String::new();
+        run_properties(&mut out, &Run::plain("x"), None);
+        assert_eq!(out, "<a:rPr lang=\"en-US\" dirty=\"0\"/>");
+        out.clear();
+        let run = Run {
+            bold: true,
+            italic: true,
+            underline: true,
+            strike: true,
+            size_px: Some(32.0),
+            colour: Some(Rgb(255, 0, 0x10)),
+            ..Run::plain("x")
+        };
+        run_properties(&mut out, &run, Some("rId3"));
+        assert_eq!(
+            out,
+            "<a:rPr lang=\"en-US\" sz=\"2400\" b=\"1\" i=\"1\" u=\"sng\" strike=\"sngStrike\" \
+             dirty=\"0\"><a:solidFill><a:srgbClr val=\"FF0010\"/></a:solidFill>\
+             <a:hlinkClick r:id=\"rId3\"/></a:rPr>"
+        );
+    }
+
+    #[test]
+    fn transforms_in_emu() {
+        let mut out = String::new();
+        xfrm(
+            &mut out,
+            Rect::new(80.0, 60.0, 400.0, 120.0),
+            15.0,
+            false,
+            false,
+        );
+        assert_eq!(
+            out,
+            "<a:xfrm rot=\"900000\"><a:off x=\"762000\" y=\"571500\"/>\
+             <a:ext cx=\"3810000\" cy=\"1143000\"/></a:xfrm>"
+        );
+        out.clear();
+        xfrm(
+            &mut out,
+            Rect::new(-1.0, f64::NAN, -5.0, 2.0),
+            -90.0,
+            true,
+            true,
+        );
+        assert_eq!(
+            out,
+            "<a:xfrm rot=\"16200000\" flipH=\"1\" flipV=\"1\"><a:off x=\"-9525\" y=\"0\"/>\
+             <a:ext cx=\"0\" cy=\"19050\"/></a:xfrm>"
+        );
+    }
+
+    #[test]
+    fn line_breaks_and_links_in_runs() {
+        let kinds = RelKinds {
+            layout: "layout".into(),
+            notes_slide: "notes".into(),
+            image: "image".into(),
+            hyperlink: "hyperlink".into(),
+        };
+        let mut rels = SlideRels::new(&kinds);
+        let slide = Slide {
+            items: vec![Item::Text(TextBox {
+                rect: Rect::default(),
+                rotation: 0.0,
+                paragraphs: vec![Paragraph {
+                    runs: vec![
+                        Run {
+                            link: Some("https://a.example/x y".into()),
+                            ..Run::plain("one\ntwo")
+                        },
+                        Run {
+                            link: Some("https://a.example/x y".into()),
+                            bold: true,
+                            ..Run::plain("!")
+                        },
+                    ],
+                    ..Paragraph::default()
+                }],
+            })],
+            ..Slide::default()
+        };
+        let mut out = String::new();
+        write_slide(&mut out, &slide, &mut rels, |_| unreachable!("no pictures"));
+        assert!(out.contains(
+            "<a:r><a:rPr lang=\"en-US\" dirty=\"0\"><a:hlinkClick r:id=\"rId2\"/></a:rPr>\
+             <a:t>one</a:t></a:r><a:br><a:rPr lang=\"en-US\" dirty=\"0\"/></a:br><a:r>"
+        ));
+        // One relationship for the one target, its space escaped.
+        assert_eq!(out.matches("r:id=\"rId2\"").count(), 3);
+        assert_eq!(
+            rels.entries,
+            [
+                (
+                    "layout",
+                    "../slideLayouts/slideLayout1.xml".to_owned(),
+                    false
+                ),
+                ("hyperlink", "https://a.example/x%20y".to_owned(), true)
+            ]
+        );
+    }
+}

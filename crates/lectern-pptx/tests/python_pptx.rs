@@ -1,6 +1,8 @@
 //! The written file read back by python-pptx (`check_pptx.py`): slide count and size,
 //! notes, backgrounds, every text box's text, runs and position, shapes, lines and
-//! pictures. Without python-pptx the test is skipped, except under CI (`CI=true`).
+//! pictures. `LECTERN_PPTX_PYTHON` names the Python to use (default `python3`; .ci/run
+//! points it at a venv). Without python-pptx the test is skipped, except under CI
+//! (`CI=true`).
 
 mod common;
 
@@ -9,7 +11,8 @@ use std::process::Command;
 
 #[test]
 fn python_pptx_reads_the_sample_back() {
-    let has_pptx = Command::new("python3")
+    let python = std::env::var("LECTERN_PPTX_PYTHON").unwrap_or_else(|_| "python3".into());
+    let has_pptx = Command::new(&python)
         .args(["-c", "import pptx"])
         .output()
         .is_ok_and(|o| o.status.success());
@@ -30,12 +33,12 @@ fn python_pptx_reads_the_sample_back() {
     std::fs::write(&expectations, common::expectations(&sample))
         .expect("the scratch directory is writable");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/check_pptx.py");
-    let out = Command::new("python3")
+    let out = Command::new(&python)
         .arg(&script)
         .arg(&file)
         .arg(&expectations)
         .output()
-        .expect("python3 runs");
+        .expect("Python runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     println!("{stdout}");
     assert!(
