@@ -12,8 +12,12 @@ pub fn px_to_emu(px: f64) -> i64 {
 }
 
 /// A font size in CSS pixels as PowerPoint's `sz` (hundredths of a point, 0.75 pt per
-/// pixel), rounded to the nearest and kept within what PowerPoint accepts (1 to 4000 pt).
+/// pixel), rounded to the nearest and kept within what PowerPoint accepts (1 to 4000 pt;
+/// NaN counts as the smallest).
 pub fn px_to_font_size(px: f64) -> u32 {
+    if px.is_nan() {
+        return 100;
+    }
     (px * 75.0).round().clamp(100.0, 400_000.0) as u32
 }
 
@@ -311,6 +315,7 @@ mod tests {
         assert_eq!(px_to_font_size(13.0), 975);
         assert_eq!(px_to_font_size(0.0), 100);
         assert_eq!(px_to_font_size(1e9), 400_000);
+        assert_eq!(px_to_font_size(f64::NAN), 100);
     }
 
     #[test]

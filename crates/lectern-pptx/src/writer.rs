@@ -493,7 +493,8 @@ impl<M: Fn(&[u8]) -> String> SlideWriter<'_, '_, M> {
                 let level = i64::from(list.level.min(8));
                 // The marker hangs one em (of the paragraph's first size) left of the text.
                 let em = p.runs.iter().find_map(|r| r.size_px).unwrap_or(24.0);
-                let hang = px_to_emu(em.max(12.0));
+                // Nine levels of it stay within `marL`'s limit (51,206,400 EMU).
+                let hang = px_to_emu(em.max(12.0)).min(5_689_600);
                 write!(
                     self.out,
                     " marL=\"{}\" lvl=\"{level}\" indent=\"{}\"",
@@ -585,7 +586,7 @@ impl<M: Fn(&[u8]) -> String> SlideWriter<'_, '_, M> {
         if let ShapeKind::RoundedRectangle { radius_px } = s.kind {
             // The corner radius as a share of the shorter side, 50,000 being half of it.
             let shorter = s.rect.w.min(s.rect.h);
-            let adj = if shorter > 0.0 {
+            let adj = if shorter > 0.0 && shorter.is_finite() {
                 (radius_px / shorter * 100_000.0)
                     .round()
                     .clamp(0.0, 50_000.0) as i64
@@ -611,7 +612,7 @@ impl<M: Fn(&[u8]) -> String> SlideWriter<'_, '_, M> {
                 write!(
                     self.out,
                     "<a:ln w=\"{}\">",
-                    px_to_emu(stroke.width_px.max(0.0))
+                    px_to_emu(finite(stroke.width_px)).clamp(0, MAX_LINE_WIDTH)
                 )
                 .expect("writing to a String never fails");
                 solid_fill(self.out, stroke.colour);
@@ -662,15 +663,17 @@ impl<M: Fn(&[u8]) -> String> SlideWriter<'_, '_, M> {
     }
 }
 
-/// `a:xfrm`: rotation (60,000ths of a degree, 0 to 360°), flips, offset and size in EMU
-/// (a negative size is written as 0).
+/// The largest coordinate DrawingML allows (`ST_Coordinate`), in EMU.
+const MAX_COORDINATE: i64 = 27_273_042_316_900;
+/// The widest line DrawingML allows (`ST_LineWidth`), in EMU.
+const MAX_LINE_WIDTH: i64 = 20_116_800;
+
+/// `a:xfrm`: rotation (60,000ths of a degree, 0 to 360°), flips, offset and size in EMU.
+/// NaN and infinities count as 0, sizes are at least 0, and everything is kept within
+/// what DrawingML allows.
 fn xfrm(out: &mut String, r: Rect, rotation: f64, flip_h: bool, flip_v: bool) {
     out.push_str("<a:xfrm");
-    let rot = if rotation.is_finite() {
-        ((rotation * 60_000.0).round() as i64).rem_euclid(21_600_000)
-    } else {
-        0
-    };
+    let rot = ((finite(rotation).rem_euclid(360.0) * 60_000.0).round() as i64) % 21_600_000;
     if rot != 0 {
         write!(out, " rot=\"{rot}\"").expect("writing to a String never fails");
     }
@@ -680,13 +683,14 @@ fn xfrm(out: &mut String, r: Rect, rotation: f64, flip_h: bool, flip_v: bool) {
     if flip_v {
         out.push_str(" flipV=\"1\"");
     }
+    let coordinate = |px: f64| px_to_emu(finite(px)).clamp(-MAX_COORDINATE, MAX_COORDINATE);
     write!(
         out,
         "><a:off x=\"{}\" y=\"{}\"/><a:ext cx=\"{}\" cy=\"{}\"/></a:xfrm>",
-        px_to_emu(finite(r.x)),
-        px_to_emu(finite(r.y)),
-        px_to_emu(finite(r.w).max(0.0)),
-        px_to_emu(finite(r.h).max(0.0)),
+        coordinate(r.x),
+        coordinate(r.y),
+        coordinate(r.w).max(0),
+        coordinate(r.h).max(0),
     )
     .expect("writing to a String never fails");
 }

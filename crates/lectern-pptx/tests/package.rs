@@ -257,3 +257,65 @@ fn fifty_slides_of_five_text_boxes_write_fast() {
     println!("50 slides × 5 text boxes: {best:?}");
     assert!(best < Duration::from_millis(100), "took {best:?}");
 }
+
+#[test]
+fn odd_markup_still_makes_a_valid_package() {
+    let odd = [
+        "",
+        "<section",
+        "<section><div class=\"sl-block\" data-block-type=\"text\" style=\"left: 1e308px; top: -1e308px; width: NaNpx; height: -5px; transform: rotate(1e309deg)\"><div class=\"sl-block-content\" style=\"font-size: 1e300px; color: rgb(999,-1,abc)\"><p>big\u{0}\u{1b}</p></div></div></section>",
+        "<section><div class=\"sl-block\" data-block-type=\"shape\" style=\"left:0;top:0;width:0;height:0\"><div class=\"sl-block-content\" style=\"background:#123;border-radius:1e400px;border:1e300px solid red\"></div></div></section>",
+        "<section><div class=\"sl-block\" data-block-type=\"line\" data-line-x1=\"inf\" data-line-y1=\"0\" data-line-x2=\"1e308\" data-line-y2=\"-1e308\"><div class=\"sl-block-content\"></div></div></section>",
+        "<section><div class=\"sl-block\" data-block-type=\"text\" style=\"left:0;top:0;width:9px;height:9px\"><div class=\"sl-block-content\"><ul><ul><ul><ul><ul><ul><ul><ul><ul><ul><li>deep</li></ul></ul></ul></ul></ul></ul></ul></ul></ul></ul><a href=\" javascript&#58;x \">&lt;&amp;&gt;</a></div></div></section>",
+        "<section><h1>\u{FFFE}\u{1F600} ]]> <![CDATA[ x ]]></h1><p>&#0; &#xD800; &#x10FFFF;</p></section>",
+    ];
+    let slides: Vec<Slide> = odd
+        .iter()
+        .map(|html| {
+            let items = match lectern_pptx::read_slide(html, 960, 700) {
+                lectern_pptx::SlideContent::Items { items, .. } => items
+                    .into_iter()
+                    .filter_map(|p| match p {
+                        lectern_pptx::Pending::Item(item) => Some(item),
+                        _ => None,
+                    })
+                    .collect(),
+                lectern_pptx::SlideContent::Snapshot { .. } => Vec::new(),
+            };
+            Slide {
+                background: None,
+                items,
+                notes: Some(format!("notes for {html}\u{0}")),
+            }
+        })
+        .collect();
+    let deck = Presentation {
+        width_px: 960,
+        height_px: 700,
+        title: "\u{1}odd".into(),
+        slides,
+    };
+    let parts = unzip(&write(&deck).expect("odd markup still writes"));
+    for (name, data) in &parts {
+        if name.ends_with(".xml") || name.ends_with(".rels") {
+            let text = std::str::from_utf8(data).expect("XML parts are UTF-8");
+            let doc = roxmltree::Document::parse(text)
+                .unwrap_or_else(|e| panic!("{name} is not well-formed: {e}\n{text}"));
+            // Every number of the slides' shapes is an integer within DrawingML's range.
+            if !name.starts_with("ppt/slides/slide") {
+                continue;
+            }
+            for node in doc.descendants().filter(|n| n.is_element()) {
+                for attr in ["x", "y", "cx", "cy", "sz", "w", "rot", "marL"] {
+                    if let Some(v) = node.attribute(attr) {
+                        if node.tag_name().name() == "gd" {
+                            continue;
+                        }
+                        let n: i64 = v.parse().unwrap_or_else(|_| panic!("{name}: {attr}={v}"));
+                        assert!(n.abs() <= 27_273_042_329_600, "{name}: {attr}={v}");
+                    }
+                }
+            }
+        }
+    }
+}
