@@ -162,15 +162,16 @@ pub struct CreateShareBody {
     pub notify_on_view: bool,
 }
 
-/// The file an export produces.
+/// The file an export produces: `pptx` (PowerPoint) is an extension of the interface.
 #[derive(Serialize, ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ExportFormat {
     Pdf,
     Zip,
+    Pptx,
 }
 
-/// `create_deck_export` (4.6): the PDF options are rejected with `zip`.
+/// `create_deck_export` (4.6): the PDF options are rejected with `zip` and `pptx`.
 #[derive(Serialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateExportBody {

@@ -106,10 +106,13 @@ pub async fn download(
         }
         Err(e) => return ApiError::from(lectern_core::Error::internal(e)).into_response(),
     };
-    let (mime, ext) = if export.format == "pdf" {
-        ("application/pdf", "pdf")
-    } else {
-        ("application/zip", "zip")
+    let (mime, ext) = match export.format.as_str() {
+        "pdf" => ("application/pdf", "pdf"),
+        "pptx" => (
+            "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+            "pptx",
+        ),
+        _ => ("application/zip", "zip"),
     };
     let mut r = (StatusCode::OK, bytes).into_response();
     let h = r.headers_mut();

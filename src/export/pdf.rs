@@ -8,13 +8,75 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use chromiumoxide::cdp::browser_protocol::page::PrintToPdfParams;
+use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
+use chromiumoxide::cdp::browser_protocol::page::{PrintToPdfParams, Viewport};
 use chromiumoxide::{Browser, BrowserConfig};
 use futures::StreamExt;
 use tokio::sync::{Mutex, OnceCell};
 
 use crate::export::network::{RenderNetwork, system_resolver};
 use crate::export::proxy::RenderProxy;
+
+/// One picture the PowerPoint export asks for: a part of slide (`h`, `v`).
+pub struct SnapshotRequest {
+    pub h: i64,
+    pub v: Option<i64>,
+    pub target: SnapshotTarget,
+}
+
+/// What of a slide a [`SnapshotRequest`] draws.
+pub enum SnapshotTarget {
+    /// The whole slide, background included.
+    Slide,
+    /// Its `n`-th `.sl-block` in document order, alone (the others hidden), without its
+    /// rotation, on a transparent ground.
+    Block(usize),
+    /// The block holding the image whose `src` is this, alone.
+    Image(String),
+}
+
+/// Prepares a deck page for snapshots: no transitions, every fragment shown, and
+/// `lecternSnapshot(h, v, kind, arg)`, which shows slide (`h`, `v`), isolates the part asked
+/// for and answers its rectangle (`[x, y, width, height]` in CSS pixels) or null.
+const SNAPSHOT_SETUP: &str = r#"(() => {
+  Reveal.configure({ transition: 'none', backgroundTransition: 'none', controls: false, progress: false, slideNumber: false });
+  const style = document.createElement('style');
+  style.textContent = `
+    .reveal .slides .fragment { opacity: 1 !important; visibility: inherit !important; transform: none !important; }
+    body.lectern-solo, body.lectern-solo .reveal, body.lectern-solo .reveal-viewport { background: transparent !important; }
+    body.lectern-solo .reveal .backgrounds { visibility: hidden !important; }
+    body.lectern-solo .reveal .slides section.present .sl-block:not(.lectern-solo-target) { visibility: hidden !important; }`;
+  document.head.appendChild(style);
+  const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  window.lecternSnapshot = async (h, v, kind, arg) => {
+    document.body.classList.remove('lectern-solo');
+    for (const el of document.querySelectorAll('.lectern-solo-target')) {
+      el.classList.remove('lectern-solo-target');
+      el.style.transform = el.dataset.lecternTransform || '';
+    }
+    Reveal.slide(h, v);
+    await frame();
+    const slide = Reveal.getCurrentSlide();
+    let el = null;
+    if (kind === 'slide') el = slide;
+    else if (kind === 'block') el = slide.querySelectorAll('.sl-block')[Number(arg)] || null;
+    else {
+      const img = [...slide.querySelectorAll('img')].find((i) => i.getAttribute('src') === arg);
+      el = img ? img.closest('.sl-block') || img : null;
+    }
+    if (!el) return null;
+    if (kind !== 'slide') {
+      document.body.classList.add('lectern-solo');
+      el.classList.add('lectern-solo-target');
+      el.dataset.lecternTransform = el.style.transform;
+      el.style.transform = 'none';
+      await frame();
+    }
+    const r = el.getBoundingClientRect();
+    return [r.x, r.y, r.width, r.height];
+  };
+  return true;
+})()"#;
 
 /// Why a PDF could not be made.
 #[derive(Debug)]
@@ -182,26 +244,112 @@ impl PdfRenderer {
         .await
     }
 
-    async fn screenshot_with(browser: &Browser, url: &str) -> Result<Vec<u8>, PdfError> {
+    /// Draws parts of an offline presentation's slides (`files`, a `width` x `height` deck)
+    /// as PNGs at twice the deck's pixels, in one page: for each request, the picture, or
+    /// `None` when the slide has no such part (the PowerPoint export's pictures of what it
+    /// cannot map).
+    pub async fn snapshots(
+        &self,
+        files: Vec<(String, Vec<u8>)>,
+        width: i64,
+        height: i64,
+        requests: &[SnapshotRequest],
+    ) -> Result<Vec<Option<Vec<u8>>>, PdfError> {
+        self.with_browser(async |b, proxy| {
+            let published = proxy.publish(files);
+            let page = Self::open_ready(b, &published.url()).await?;
+            let result = Self::snapshots_on(&page, width, height, requests).await;
+            let _ = page.close().await;
+            result
+        })
+        .await
+    }
+
+    async fn snapshots_on(
+        page: &chromiumoxide::Page,
+        width: i64,
+        height: i64,
+        requests: &[SnapshotRequest],
+    ) -> Result<Vec<Option<Vec<u8>>>, PdfError> {
+        let failed = |what: &str, e: &dyn std::fmt::Display| {
+            PdfError::Transient(format!("drawing the slides failed ({what}): {e}"))
+        };
+        let metrics = SetDeviceMetricsOverrideParams::new(width, height, 2.0, false);
+        page.execute(metrics)
+            .await
+            .map_err(|e| failed("viewport", &e))?;
+        page.evaluate(SNAPSHOT_SETUP)
+            .await
+            .map_err(|e| failed("setup", &e))?;
+        let mut out = Vec::with_capacity(requests.len());
+        for r in requests {
+            let (kind, arg) = match &r.target {
+                SnapshotTarget::Slide => ("slide", String::new()),
+                SnapshotTarget::Block(i) => ("block", i.to_string()),
+                SnapshotTarget::Image(src) => ("image", src.clone()),
+            };
+            let call = format!(
+                "lecternSnapshot({}, {}, {}, {})",
+                r.h,
+                r.v.unwrap_or(0),
+                serde_json::Value::from(kind),
+                serde_json::Value::from(arg)
+            );
+            let rect = page
+                .evaluate(call)
+                .await
+                .map_err(|e| failed("layout", &e))?
+                .into_value::<Option<Vec<f64>>>()
+                .map_err(|e| failed("layout", &e))?;
+            let Some([x, y, w, h]) = rect.as_deref().and_then(|v| <[f64; 4]>::try_from(v).ok())
+            else {
+                out.push(None);
+                continue;
+            };
+            if w < 1.0 || h < 1.0 {
+                out.push(None);
+                continue;
+            }
+            let params = chromiumoxide::page::ScreenshotParams::builder()
+                .clip(Viewport {
+                    x,
+                    y,
+                    width: w,
+                    height: h,
+                    scale: 1.0,
+                })
+                .omit_background(!matches!(r.target, SnapshotTarget::Slide))
+                .build();
+            let png = page
+                .screenshot(params)
+                .await
+                .map_err(|e| failed("screenshot", &e))?;
+            out.push(Some(png));
+        }
+        Ok(out)
+    }
+
+    /// Opens `url` and waits until reveal.js and the fonts are ready.
+    async fn open_ready(browser: &Browser, url: &str) -> Result<chromiumoxide::Page, PdfError> {
         let page = browser
             .new_page(url)
             .await
             .map_err(|e| PdfError::Transient(format!("opening the deck failed: {e}")))?;
         let ready = "typeof Reveal !== 'undefined' && Reveal.isReady() && document.fonts.status === 'loaded'";
-        let mut shown = false;
         for _ in 0..200 {
             if let Ok(r) = page.evaluate(ready).await
                 && r.into_value::<bool>().unwrap_or(false)
             {
-                shown = true;
-                break;
+                return Ok(page);
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        if !shown {
-            let _ = page.close().await;
-            return Err(PdfError::Transient("the deck never became ready".into()));
-        }
+        let _ = page.close().await;
+        Err(PdfError::Transient("the deck never became ready".into()))
+    }
+
+    async fn screenshot_with(browser: &Browser, url: &str) -> Result<Vec<u8>, PdfError> {
+        let page = Self::open_ready(browser, url).await?;
         let png = page
             .screenshot(chromiumoxide::page::ScreenshotParams::builder().build())
             .await

@@ -233,6 +233,12 @@ impl Exporter {
                         PdfError::Transient(m) => BuildError::Transient(m),
                     })
             }
+            "pptx" => crate::export::pptx::build_pptx(&self.core, &self.pdf, &deck)
+                .await
+                .map_err(|e| match e {
+                    PdfError::Permanent(m) => BuildError::Permanent(m),
+                    PdfError::Transient(m) => BuildError::Transient(m),
+                }),
             other => Err(BuildError::Permanent(format!(
                 "unknown export format {other:?}"
             ))),

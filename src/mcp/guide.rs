@@ -24,7 +24,7 @@ words. trash_deck is reversible with recover_deck. Images: upload_image (base64 
 source_url the server downloads) returns a url to put in <img src> or data-background-image; \
 list_media lists them.
 
-Exports: create_deck_export (pdf or zip) returns status pending and meta.poll_after_seconds; wait \
+Exports: create_deck_export (pdf, zip or pptx) returns status pending and meta.poll_after_seconds; wait \
 that many seconds, then call get_deck_export until status is completed (use download_url, valid \
 for a limited time) or failed. Do not poll faster.
 

@@ -331,8 +331,8 @@ fn build_specs() -> Vec<Spec> {
         Spec {
             op: Op::CreateDeckExport,
             name: "create_deck_export",
-            title: "Export a deck (PDF or ZIP)",
-            description: "Starts an asynchronous export of a deck as pdf (one page per slide; options margin, slide_number, slide_notes, separate_fragments) or zip (a self-contained HTML presentation). Returns the export with status pending and meta.poll_after_seconds: wait that long, then call get_deck_export until status is completed (download_url) or failed. Needs the manage scope.",
+            title: "Export a deck (PDF, ZIP or PowerPoint)",
+            description: "Starts an asynchronous export of a deck as pdf (one page per slide; options margin, slide_number, slide_notes, separate_fragments), zip (a self-contained HTML presentation) or pptx (PowerPoint: text boxes, shapes and pictures where the slide's blocks allow, speaker notes as notes). Returns the export with status pending and meta.poll_after_seconds: wait that long, then call get_deck_export until status is completed (download_url) or failed. Needs the manage scope.",
             hints: ADD,
             input: create_export_input,
             output: || {

@@ -35,6 +35,13 @@ struct FontAssets;
 #[folder = "assets/web/"]
 struct WebAssets;
 
+/// The theme presets' CSS (`assets/web/themes.css`), where their colours are written.
+pub fn theme_css() -> String {
+    WebAssets::get("themes.css")
+        .map(|f| String::from_utf8_lossy(&f.data).into_owned())
+        .unwrap_or_default()
+}
+
 fn asset<E: RustEmbed>(path: &str) -> Response {
     match E::get(path) {
         Some(file) => {

@@ -462,3 +462,192 @@ async fn thumbnails_show_the_first_slide_after_changes_settle() {
     );
     assert_eq!(reqwest::get(&second).await.unwrap().status(), 200);
 }
+
+/// The Python that has python-pptx (`LECTERN_PPTX_PYTHON`, which .ci/run sets; else
+/// `python3`), or `None` (a failure under CI).
+fn python_pptx() -> Option<String> {
+    let python = std::env::var("LECTERN_PPTX_PYTHON").unwrap_or_else(|_| "python3".into());
+    let ok = std::process::Command::new(&python)
+        .args(["-c", "import pptx"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        ok || std::env::var("CI").as_deref() != Ok("true"),
+        "python-pptx is required under CI"
+    );
+    ok.then_some(python)
+}
+
+/// A PowerPoint export of a deck in block markup, free HTML and HTML that does not map,
+/// read back with python-pptx: the canvas size, one slide per slide, the notes, a text box
+/// at its block's place with its runs, a native shape with its fill, Chromium's pictures of
+/// a code block and of a slide with a table, and the free HTML's text as text boxes; then
+/// LibreOffice turns it into a PDF in which pdftotext finds every text box's text.
+#[tokio::test]
+async fn pptx_exports_map_blocks_to_native_shapes_and_draw_the_rest() {
+    if lectern::export::pdf::find_chromium(None).is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI installs Chromium"
+        );
+        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+        return;
+    }
+    let Some(python) = python_pptx() else {
+        eprintln!("SKIPPED: python-pptx is not installed");
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let blocks = r##"<section data-background-color="#102030"><div class="sl-block" data-block-type="text" style="left: 80px; top: 60px; width: 400px; height: 120px;"><div class="sl-block-content" style="font-size: 32px; color: #ffcc00;"><p>Hello <strong>bold</strong> world</p></div></div><div class="sl-block" data-block-type="shape" style="left: 500px; top: 300px; width: 300px; height: 200px;"><div class="sl-block-content" data-shape-type="rect" style="width: 100%; height: 100%; background-color: #00ff00;"></div></div><div class="sl-block" data-block-type="code" style="left: 80px; top: 400px; width: 300px; height: 100px;"><div class="sl-block-content"><pre><code>let answer = 42;</code></pre></div></div></section>"##;
+    let created = app
+        .create_deck(
+            &alice.key,
+            json!({"title": "Handout", "width": 960, "height": 700, "theme_color": "black-orange", "slides": [
+                {"html": blocks, "notes": "Speak slowly"},
+                {"html": "<section><h2>Agenda</h2><ul><li>First point</li><li>Second point</li></ul></section>"},
+                {"html": "<section><h2>Figures</h2><table><tr><td>7</td><td>9</td></tr></table></section>"}
+            ]}),
+        )
+        .await;
+    created.expect(201);
+    let deck = created.data()["id"].as_i64().unwrap();
+    let done = app
+        .finished_export(&alice, deck, json!({"format": "pptx"}))
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let resp = reqwest::get(done["download_url"].as_str().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(
+        resp.headers()["content-type"],
+        "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+    );
+    assert!(
+        resp.headers()["content-disposition"]
+            .to_str()
+            .unwrap()
+            .ends_with(".pptx\""),
+    );
+    let bytes = resp.bytes().await.unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("deck.pptx");
+    std::fs::write(&file, &bytes).unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/api/scripts/pptx_dump.py"
+    );
+    let out = std::process::Command::new(&python)
+        .arg(script)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read: Value = serde_json::from_slice(&out.stdout).unwrap();
+    const PX: i64 = 9525;
+    let near = |v: &Value, px: i64| (v.as_i64().unwrap() - px * PX).abs() <= PX;
+    assert!(
+        near(&read["width"], 960) && near(&read["height"], 700),
+        "{read}"
+    );
+    let slides = read["slides"].as_array().unwrap();
+    assert_eq!(slides.len(), 3, "one PowerPoint slide per slide");
+
+    // Block markup: native text box, shape, and a picture of the code block.
+    let first = &slides[0];
+    assert_eq!(first["notes"], "Speak slowly");
+    let shapes = first["shapes"].as_array().unwrap();
+    let text = shapes
+        .iter()
+        .find(|s| s["text"] == "Hello bold world")
+        .unwrap_or_else(|| panic!("no text box with the block's text: {first}"));
+    assert!(near(&text["left"], 80) && near(&text["top"], 60), "{text}");
+    assert!(
+        near(&text["width"], 400) && near(&text["height"], 120),
+        "{text}"
+    );
+    let bold = text["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["text"] == "bold")
+        .unwrap();
+    assert_eq!(bold["bold"], true);
+    assert_eq!(bold["size_pt"], 24.0, "32 px is 24 pt");
+    assert_eq!(bold["colour"], "FFCC00");
+    let shape = shapes
+        .iter()
+        .find(|s| s["fill"] == "00FF00")
+        .unwrap_or_else(|| panic!("no native shape with the block's fill: {first}"));
+    assert!(
+        near(&shape["left"], 500) && near(&shape["top"], 300),
+        "{shape}"
+    );
+    let code = shapes
+        .iter()
+        .find(|s| s["image"] == "image/png")
+        .unwrap_or_else(|| panic!("the code block is not drawn: {first}"));
+    assert!(near(&code["left"], 80) && near(&code["top"], 400), "{code}");
+
+    // Free HTML: text boxes; HTML that does not map: a picture of the whole slide.
+    let agenda: Vec<&str> = slides[1]["shapes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["text"].as_str())
+        .collect();
+    assert!(
+        agenda.iter().any(|t| t.contains("Agenda"))
+            && agenda.iter().any(|t| t.contains("First point")),
+        "{agenda:?}"
+    );
+    let figures = slides[2]["shapes"].as_array().unwrap();
+    assert!(
+        figures
+            .iter()
+            .any(|s| s["image"] == "image/png" && near(&s["width"], 960)),
+        "{figures:?}"
+    );
+
+    // LibreOffice reads it and pdftotext finds the text boxes' text.
+    let soffice = std::process::Command::new("soffice")
+        .arg(format!(
+            "-env:UserInstallation=file://{}/profile",
+            dir.path().display()
+        ))
+        .args(["--headless", "--convert-to", "pdf", "--outdir"])
+        .arg(dir.path())
+        .arg(&file)
+        .output();
+    match soffice {
+        Ok(out) if out.status.success() => {
+            let pdf =
+                std::fs::read(dir.path().join("deck.pdf")).expect("LibreOffice wrote the PDF");
+            let text = pdf_text(&pdf).expect("pdftotext reads LibreOffice's PDF");
+            for want in [
+                "Hello",
+                "bold",
+                "world",
+                "Agenda",
+                "First point",
+                "Second point",
+            ] {
+                assert!(
+                    text.contains(want),
+                    "LibreOffice's PDF lacks {want:?}: {text}"
+                );
+            }
+        }
+        other => {
+            assert!(
+                std::env::var("CI").as_deref() != Ok("true"),
+                "LibreOffice is required under CI: {other:?}"
+            );
+            eprintln!("note: LibreOffice not installed; its reading not checked");
+        }
+    }
+}

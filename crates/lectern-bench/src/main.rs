@@ -267,6 +267,25 @@ impl Server {
         self.addrs[0]
     }
 
+    /// The resident memory of each server process now and at its peak, in MB, from
+    /// `/proc` (the process alone: Chromium, its child, is not counted).
+    fn memory(&self) -> Vec<(f64, f64)> {
+        self.children
+            .iter()
+            .filter_map(|c| {
+                let status = std::fs::read_to_string(format!("/proc/{}/status", c.id()?)).ok()?;
+                let kb = |field: &str| {
+                    status
+                        .lines()
+                        .find_map(|l| l.strip_prefix(field))
+                        .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+                        .unwrap_or(0.0)
+                };
+                Some((kb("VmRSS:") / 1024.0, kb("VmHWM:") / 1024.0))
+            })
+            .collect()
+    }
+
     async fn stop(self) -> anyhow::Result<()> {
         drop(self.children);
         if let Some(db) = self.pg {
@@ -480,6 +499,9 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
         print_row(scenario, "baseline", &baseline);
         let lectern = load(&server.addrs, &target, connections, duration).await?;
         print_row(scenario, "lectern", &lectern);
+        for (rss, peak) in server.memory() {
+            println!("{scenario:<12} lectern server RSS {rss:.1} MB, peak so far {peak:.1} MB");
+        }
         println!(
             "{:<12} lectern/baseline: {:.2} of the requests/s, p50 {:.2}x, p99 {:.2}x",
             scenario,

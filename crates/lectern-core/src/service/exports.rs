@@ -37,7 +37,7 @@ pub struct ExportOptions {
 /// A validated `create_deck_export` body.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewExport {
-    /// `pdf` or `zip`.
+    /// `pdf`, `zip` or `pptx` (an extension of the interface: PowerPoint).
     pub format: &'static str,
     pub options: ExportOptions,
 }
@@ -51,13 +51,13 @@ fn flag(fields: &mut Fields, key: &str) -> Result<Option<bool>> {
 }
 
 impl NewExport {
-    /// Parses the required body: `format` (`pdf` or `zip`) and, for PDF only, `margin`
-    /// (0..0.2), `slide_number`, `slide_notes`, `separate_fragments`. Sending a PDF option
-    /// with `zip` answers 422.
+    /// Parses the required body: `format` (`pdf`, `zip` or `pptx`) and, for PDF only,
+    /// `margin` (0..0.2), `slide_number`, `slide_notes`, `separate_fragments`. Sending a PDF
+    /// option with `zip` or `pptx` answers 422.
     pub fn from_json(body: Option<Value>) -> Result<Self> {
         let Some(body) = body else {
             return Err(Error::invalid(
-                "a JSON body with format (pdf or zip) is required",
+                "a JSON body with format (pdf, zip or pptx) is required",
             ));
         };
         let mut fields = Fields::new(Some(body), "request body")?;
@@ -70,10 +70,11 @@ impl NewExport {
         let format = match fields.take("format") {
             Some(Value::String(f)) if f == "pdf" => "pdf",
             Some(Value::String(f)) if f == "zip" => "zip",
+            Some(Value::String(f)) if f == "pptx" => "pptx",
             None | Some(Value::Null) => {
-                return Err(Error::invalid("format is required: pdf or zip"));
+                return Err(Error::invalid("format is required: pdf, zip or pptx"));
             }
-            Some(_) => return Err(Error::invalid("format must be pdf or zip")),
+            Some(_) => return Err(Error::invalid("format must be pdf, zip or pptx")),
         };
         let margin = match fields.take("margin") {
             None | Some(Value::Null) => None,
@@ -86,7 +87,7 @@ impl NewExport {
         let slide_number = flag(&mut fields, "slide_number")?;
         let slide_notes = flag(&mut fields, "slide_notes")?;
         let separate_fragments = flag(&mut fields, "separate_fragments")?;
-        if format == "zip"
+        if format != "pdf"
             && (margin.is_some()
                 || slide_number.is_some()
                 || slide_notes.is_some()
@@ -394,6 +395,32 @@ impl Worker<'_> {
             .ok_or_else(Error::deck_not_found)?;
         self.0.viewed(deck, true).await
     }
+
+    /// The slides of an export's deck in presentation order (vertical groups in order),
+    /// each sanitised as its pages show it, with its notes and position.
+    pub async fn slides_for_export(&self, deck_id: i64) -> Result<Vec<ExportSlide>> {
+        let slides = self.0.store().deck_slides_html(deck_id).await?;
+        let slots: Vec<crate::layout::SlideSlot> = slides.iter().map(|s| s.slot.clone()).collect();
+        let positions = crate::layout::positions(&slots);
+        Ok(slides
+            .into_iter()
+            .zip(positions)
+            .map(|(s, position)| ExportSlide {
+                html: crate::html::sanitize_for_viewing(&s.html),
+                notes: s.notes.filter(|n| !n.is_empty()),
+                position,
+            })
+            .collect())
+    }
+}
+
+/// One slide of a deck being exported.
+#[derive(Debug, Clone)]
+pub struct ExportSlide {
+    /// Its `<section>`, sanitised as the deck's pages show it.
+    pub html: String,
+    pub notes: Option<String>,
+    pub position: crate::layout::Position,
 }
 
 #[cfg(test)]
@@ -424,6 +451,9 @@ mod tests {
             json!({"format": "pdf", "slide_number": "yes"}),
             json!({"format": "zip", "slide_notes": true}),
             json!({"format": "zip", "margin": 0}),
+            json!({"format": "pptx", "slide_notes": true}),
+            json!({"format": "pptx", "separate_fragments": false}),
+            json!({"format": "ppt"}),
             json!({"format": "pdf", "other": 1}),
         ] {
             assert!(NewExport::from_json(Some(bad.clone())).is_err(), "{bad}");

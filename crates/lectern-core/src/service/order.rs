@@ -13,9 +13,9 @@ use super::*;
 /// Most revisions an order is carried across (each one's operation is read to check it).
 const MAX_CARRY: i64 = 64;
 
-/// Most slides the cache keeps over all its decks (about 100 bytes each); past it, it is
+/// Most slides the cache keeps over all its decks (about 200 bytes each); past it, it is
 /// emptied (a bound on memory, not an LRU).
-const MAX_SLIDES: usize = 200_000;
+const MAX_SLIDES: usize = 50_000;
 
 /// One deck's order at one revision, with each slide's position. The order itself is
 /// shared: revisions that changed no slide's place share one.
