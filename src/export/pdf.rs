@@ -65,13 +65,16 @@ const SNAPSHOT_SETUP: &str = r#"(() => {
       el = img ? img.closest('.sl-block') || img : null;
     }
     if (!el) return null;
-    if (kind !== 'slide') {
-      document.body.classList.add('lectern-solo');
-      el.classList.add('lectern-solo-target');
-      el.dataset.lecternTransform = el.style.transform;
-      el.style.transform = 'none';
-      await frame();
+    if (kind === 'slide') {
+      // The whole canvas (a section is only as tall as its content), as scaled on screen.
+      const r = document.querySelector('.reveal .slides').getBoundingClientRect();
+      return [r.x, r.y, r.width, r.height];
     }
+    document.body.classList.add('lectern-solo');
+    el.classList.add('lectern-solo-target');
+    el.dataset.lecternTransform = el.style.transform;
+    el.style.transform = 'none';
+    await frame();
     const r = el.getBoundingClientRect();
     return [r.x, r.y, r.width, r.height];
   };

@@ -41,15 +41,25 @@ pub async fn settle_thumbnails(addr: SocketAddr, key: &str) -> anyhow::Result<()
     bail!("the server never finished drawing thumbnails")
 }
 
-/// Seconds from `create_deck_export` to `completed` (polled every 10 ms).
+/// Seconds from `create_deck_export` (PDF) to `completed` (polled every 10 ms).
 pub async fn export_once(addr: SocketAddr, key: &str, deck: i64) -> anyhow::Result<f64> {
+    export_format_once(addr, key, deck, "pdf").await
+}
+
+/// Seconds from `create_deck_export` in `format` to `completed` (polled every 10 ms).
+async fn export_format_once(
+    addr: SocketAddr,
+    key: &str,
+    deck: i64,
+    format: &str,
+) -> anyhow::Result<f64> {
     let started = Instant::now();
     let (status, bytes) = once(
         addr,
         &post(
             &format!("/v1/decks/{deck}/exports"),
             key,
-            &serde_json::json!({"format": "pdf"}),
+            &serde_json::json!({"format": format}),
         ),
     )
     .await?;
@@ -73,6 +83,53 @@ pub async fn export_once(addr: SocketAddr, key: &str, deck: i64) -> anyhow::Resu
 pub fn median(mut xs: Vec<f64>) -> f64 {
     xs.sort_by(|a, b| a.total_cmp(b));
     xs[xs.len() / 2]
+}
+
+/// `export_pptx_50`: a 50-slide deck in block markup (a title and a text block with
+/// formatting, a shape, and on every tenth slide a code block that Chromium draws) exported
+/// to PowerPoint, cold and warm (median of 5).
+pub async fn pptx_bench(addr: SocketAddr, key: &str) -> anyhow::Result<()> {
+    let block = |kind: &str, (l, t, w, h): (i32, i32, i32, i32), content: &str, style: &str| {
+        format!(
+            r#"<div class="sl-block" data-block-type="{kind}" style="left: {l}px; top: {t}px; width: {w}px; height: {h}px;"><div class="sl-block-content" style="{style}">{content}</div></div>"#
+        )
+    };
+    let slides: Vec<serde_json::Value> = (0..50)
+        .map(|i| {
+            let mut html = String::from("<section>");
+            html += &block("text", (80, 40, 800, 100), &format!("<h2>Slide {i}</h2>"), "");
+            html += &block(
+                "text",
+                (80, 180, 700, 300),
+                &format!("<p>Point {i} with <strong>bold</strong> and <em>italic</em> words.</p><ul><li>One</li><li>Two</li></ul>"),
+                "font-size: 28px;",
+            );
+            html += &block("shape", (900, 500, 200, 120), "", "width: 100%; height: 100%; background-color: #3377aa;");
+            if i % 10 == 0 {
+                html += &block("code", (80, 520, 600, 120), "<pre><code>let x = 1;</code></pre>", "");
+            }
+            html += "</section>";
+            serde_json::json!({"html": html, "notes": format!("Note {i}")})
+        })
+        .collect();
+    let body = serde_json::json!({"title": "PowerPoint bench", "slides": slides});
+    let (status, bytes) = once(addr, &post("/v1/decks", key, &body)).await?;
+    if status != 201 {
+        bail!("creating the 50-slide deck answered {status}");
+    }
+    let created: serde_json::Value = serde_json::from_slice(&bytes)?;
+    let deck = created["data"]["id"].as_i64().context("deck id")?;
+    let cold = export_format_once(addr, key, deck, "pptx").await?;
+    let mut warm = Vec::new();
+    for _ in 0..5 {
+        warm.push(export_format_once(addr, key, deck, "pptx").await?);
+    }
+    println!(
+        "export_pptx_50 lectern  cold {:>8.3} s   warm (median of 5) {:>8.3} s",
+        cold,
+        median(warm)
+    );
+    Ok(())
 }
 
 /// The export scenario: Lectern cold and warm, and decktape on the same deck page.

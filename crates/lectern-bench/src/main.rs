@@ -48,7 +48,7 @@ mod media;
 mod pgdb;
 
 use client::{Target, get, load, once, patch, post, print_row};
-use exports::{export_bench, settle_thumbnails};
+use exports::{export_bench, pptx_bench, settle_thumbnails};
 use pgdb::BenchDatabase;
 
 const SCENARIOS: &[&str] = &[
@@ -75,6 +75,7 @@ const SCENARIOS: &[&str] = &[
     "history_10000",
     "upload_media",
     "export_pdf_50",
+    "export_pptx_50",
 ];
 
 /// `--rate-limit N` for the server under test (default 0: off, as the load uses one key).
@@ -450,6 +451,10 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
     for scenario in &scenarios {
         if scenario == "export_pdf_50" {
             export_bench(server.addr(), &server.key, decktape.as_deref()).await?;
+            continue;
+        }
+        if scenario == "export_pptx_50" {
+            pptx_bench(server.addr(), &server.key).await?;
             continue;
         }
         if scenario == "editor_200" {
