@@ -15,6 +15,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The PowerPoint tests read their .pptx back with python-pptx and LibreOffice Impress; the
+# shared-bucket tests run moto, an S3-compatible server (python-pptx and moto in a venv under
+# ~/.cache). Under CI those tests fail without them.
+PY_VENV="$HOME/.cache/lectern-test-venv"
+if ! "$PY_VENV/bin/python" -c "import pptx, moto.server" 2>/dev/null; then
+  (python3 -m venv "$PY_VENV" \
+    && "$PY_VENV/bin/pip" install -q --disable-pip-version-check python-pptx==1.0.2 'moto[server]==5.2.1') >/dev/null 2>&1 \
+    || echo "note: could not install python-pptx and moto; the PowerPoint and bucket tests will fail" >&2
+fi
+export LECTERN_PPTX_PYTHON="$PY_VENV/bin/python"
+export LECTERN_TEST_MOTO="$PY_VENV/bin/moto_server"
+
 if [ -z "${LECTERN_TEST_POSTGRES_URL+set}" ]; then
   if (exec 3<>/dev/tcp/127.0.0.1/5432) 2>/dev/null; then
     export LECTERN_TEST_POSTGRES_URL="postgres://postgres@127.0.0.1:5432/test"

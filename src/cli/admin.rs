@@ -9,6 +9,7 @@ use lectern_core::{Lectern, import};
 use lectern_core::store::dump;
 
 use crate::cli::{StorageOptions, storage};
+use crate::export::files::FileStore;
 
 /// Admin commands.
 #[derive(Debug, Subcommand)]
@@ -67,6 +68,10 @@ pub enum AdminCommand {
         #[arg(long)]
         to: String,
     },
+    /// Copy the files of the local directory (`<data dir>/exports`: export files,
+    /// thumbnails, uploaded media) into the `--file-store` bucket, each checked by reading
+    /// it back; prints how many were copied. Run it before starting servers on the bucket.
+    MigrateFiles,
     /// Register an OAuth client; prints {"client_id", "client_secret"} as JSON.
     CreateOauthClient {
         #[arg(long)]
@@ -84,6 +89,9 @@ pub enum AdminCommand {
 pub async fn run(opts: &StorageOptions, cmd: AdminCommand) -> anyhow::Result<()> {
     if let AdminCommand::MigrateData { from, to } = &cmd {
         return migrate_data(from, to).await;
+    }
+    if let AdminCommand::MigrateFiles = &cmd {
+        return migrate_files(opts).await;
     }
     let core = Lectern::new(opts.open_store().await?, &opts.public_url_or_listen());
     match cmd {
@@ -133,7 +141,9 @@ pub async fn run(opts: &StorageOptions, cmd: AdminCommand) -> anyhow::Result<()>
         AdminCommand::RemoveFromTeam { username } => {
             core.admin().remove_from_team(&username).await?
         }
-        AdminCommand::MigrateData { .. } => unreachable!("handled before the store opens"),
+        AdminCommand::MigrateData { .. } | AdminCommand::MigrateFiles => {
+            unreachable!("handled before the store opens")
+        }
         AdminCommand::CreateOauthClient {
             name,
             redirect_uris,
@@ -167,5 +177,29 @@ async fn migrate_data(from: &str, to: &str) -> anyhow::Result<()> {
         "migration verified: {} tables, {total} rows, counts and checksums equal on both sides",
         summaries.len()
     );
+    Ok(())
+}
+
+/// `admin migrate-files`: every file of the local directory into the configured bucket.
+async fn migrate_files(opts: &StorageOptions) -> anyhow::Result<()> {
+    if opts.file_store == "local" {
+        anyhow::bail!(
+            "migrate-files copies into an object store: pass --file-store s3://bucket[/prefix]"
+        );
+    }
+    let local = opts.local_files()?;
+    let bucket = opts.files()?;
+    let keys = local.keys()?;
+    for key in &keys {
+        let bytes = local
+            .get(key)
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("{key} went away while copying"))?;
+        bucket.put(key, bytes.clone()).await?;
+        if bucket.get(key).await?.as_deref() != Some(bytes.as_slice()) {
+            anyhow::bail!("{key} did not read back the same from the bucket");
+        }
+    }
+    println!("{}", keys.len());
     Ok(())
 }

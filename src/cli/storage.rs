@@ -10,7 +10,7 @@ use lectern_core::Lectern;
 use lectern_core::store::Store;
 use lectern_core::store::cache::CachedStore;
 
-use crate::export::files::LocalFiles;
+use crate::export::files::{FileStore, LocalFiles, ObjectFiles};
 use crate::export::network::RenderNetwork;
 
 /// Where the service listens and keeps its data (contract: "Every command takes the same
@@ -91,6 +91,19 @@ pub struct StorageOptions {
     #[arg(long, env = "LECTERN_HISTORY_DAYS", default_value_t = lectern_core::revision::DEFAULT_HISTORY_DAYS, global = true)]
     pub history_days: u32,
 
+    /// Where export files, thumbnails and uploaded media live: `local` (`<data dir>/exports`)
+    /// or an S3-compatible bucket, `s3://bucket[/prefix]`, which several servers on one
+    /// PostgreSQL database share. The endpoint, region and credentials come from the usual
+    /// `AWS_*` variables (`AWS_ENDPOINT_URL`, `AWS_REGION`, `AWS_ACCESS_KEY_ID`,
+    /// `AWS_SECRET_ACCESS_KEY`, `AWS_ALLOW_HTTP`).
+    #[arg(
+        long,
+        env = "LECTERN_FILE_STORE",
+        default_value = "local",
+        global = true
+    )]
+    pub file_store: String,
+
     /// Most MiB of uploaded media one account may keep (413 above it).
     #[arg(long, env = "LECTERN_MEDIA_QUOTA_MB", default_value_t = lectern_core::service::media::DEFAULT_QUOTA_MB, global = true)]
     pub media_quota_mb: u64,
@@ -122,14 +135,26 @@ impl StorageOptions {
     }
 
     /// The core over `store` at `public_url`, keeping files (exports, thumbnails, media) in
-    /// `<data dir>/exports`, with the media quota.
+    /// the file store, with the media quota.
     pub fn core(&self, store: Arc<dyn Store>, public_url: &str) -> anyhow::Result<Lectern> {
-        let dir = self.data_dir.join("exports");
-        let files = LocalFiles::new(dir.clone())
-            .with_context(|| format!("cannot create {}", dir.display()))?;
         Ok(Lectern::new(store, public_url)
-            .with_files(Arc::new(files))
+            .with_files(self.files()?)
             .with_media_quota_mb(self.media_quota_mb))
+    }
+
+    /// The local file directory, `<data dir>/exports`.
+    pub fn local_files(&self) -> anyhow::Result<LocalFiles> {
+        let dir = self.data_dir.join("exports");
+        LocalFiles::new(dir.clone()).with_context(|| format!("cannot create {}", dir.display()))
+    }
+
+    /// The configured file store (`--file-store`).
+    pub fn files(&self) -> anyhow::Result<Arc<dyn FileStore>> {
+        Ok(match self.file_store.as_str() {
+            "local" => Arc::new(self.local_files()?),
+            url if url.starts_with("s3://") => Arc::new(ObjectFiles::s3(url)?),
+            other => bail!("--file-store must be local or s3://bucket[/prefix], got {other:?}"),
+        })
     }
 
     /// Opens the configured store, creating the data dir and running migrations.

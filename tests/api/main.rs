@@ -20,6 +20,7 @@ mod migrations;
 mod multi_server;
 mod notify;
 mod oauth;
+mod object_store;
 mod openapi;
 mod rate_limit;
 mod render_network;
