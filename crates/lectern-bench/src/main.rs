@@ -115,6 +115,7 @@ async fn serve_lectern(data_dir: PathBuf, database_url: Option<String>) -> anyho
             .and_then(|v| v.parse().ok())
             .unwrap_or(0),
         history_days: 90,
+        file_store: "local".into(),
         media_quota_mb: 1024,
     };
     lectern::cli::serve::run(&opts).await
