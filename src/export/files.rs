@@ -115,6 +115,11 @@ impl ObjectFiles {
     /// endpoint, region and credentials of the usual `AWS_*` variables (`AWS_ENDPOINT_URL`
     /// for another S3-compatible server, `AWS_ALLOW_HTTP=true` for a plain-HTTP one).
     pub fn s3(url: &str) -> anyhow::Result<Self> {
+        Self::s3_with(url, object_store::aws::AmazonS3Builder::from_env())
+    }
+
+    /// [`ObjectFiles::s3`] with the endpoint, region and credentials `builder` holds.
+    pub fn s3_with(url: &str, builder: object_store::aws::AmazonS3Builder) -> anyhow::Result<Self> {
         let rest = url.strip_prefix("s3://").ok_or_else(|| {
             anyhow::anyhow!("--file-store must be s3://bucket[/prefix], got {url:?}")
         })?;
@@ -127,7 +132,7 @@ impl ObjectFiles {
             retry_timeout: OBJECT_RETRIES,
             ..object_store::RetryConfig::default()
         };
-        let store = object_store::aws::AmazonS3Builder::from_env()
+        let store = builder
             .with_bucket_name(bucket)
             .with_retry(retry)
             // Set one by one: replacing the client options would drop what the `AWS_*`

@@ -392,3 +392,74 @@ async fn migrate_files_moves_local_files_into_the_bucket() {
     assert_eq!(zip.status(), 200);
     assert!(zip.bytes().await.unwrap().starts_with(b"PK"));
 }
+
+/// Retention on the bucket: the hourly cleanup deletes an old export's object, and the
+/// export answers 404 from then on. Runs in the SQLite pass.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_cleanup_deletes_old_export_files_from_the_bucket() {
+    use lectern::export::files::{FileStore, ObjectFiles};
+    use lectern::export::pdf::PdfRenderer;
+    use lectern::export::worker::Exporter;
+    use std::sync::Arc;
+
+    if testing_postgres() {
+        eprintln!("skipped: runs in the SQLite pass");
+        return;
+    }
+    let Some(moto) = Moto::program() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "moto_server is required under CI (pip install 'moto[server]')"
+        );
+        eprintln!("skipped: moto_server is not installed (pip install 'moto[server]')");
+        return;
+    };
+    let s3 = Moto::start(&moto, None).await;
+    let bucket = || {
+        let builder = object_store::aws::AmazonS3Builder::new()
+            .with_endpoint(format!("http://127.0.0.1:{}", s3.port))
+            .with_allow_http(true)
+            .with_region("us-east-1")
+            .with_access_key_id("test")
+            .with_secret_access_key("test");
+        Arc::new(ObjectFiles::s3_with("s3://lectern/kept", builder).unwrap())
+    };
+    let files = bucket();
+    let app = crate::common::TestApp::spawn_with(|core| core.with_files(bucket())).await;
+    let alice = app.user("alice").await;
+    let deck = app.new_deck(&alice.key, "Kept a while").await;
+    let done = app
+        .finished_export(&alice, deck, json!({"format": "zip"}))
+        .await;
+    assert_eq!(done["status"], "completed", "{done}");
+    let key = format!("{}.zip", done["id"]);
+    assert!(
+        files.get(&key).await.unwrap().is_some(),
+        "the file is in the bucket"
+    );
+    assert_eq!(
+        reqwest::get(done["download_url"].as_str().unwrap())
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+
+    let worker = Exporter {
+        core: app.core.clone(),
+        pdf: Arc::new(PdfRenderer::new(None)),
+        wakeup: Default::default(),
+    };
+    assert_eq!(worker.cleanup(Duration::ZERO).await.unwrap(), 1);
+    assert!(
+        files.get(&key).await.unwrap().is_none(),
+        "the cleanup deleted the object"
+    );
+    assert_eq!(
+        reqwest::get(done["download_url"].as_str().unwrap())
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+}
