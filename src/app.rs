@@ -21,9 +21,28 @@ use tokio::net::TcpListener;
 use crate::http::rate_limit::RateLimits;
 use crate::router;
 
-/// Handler state: the application core and what the export endpoints need.
+/// Handler state: the application core and what the export endpoints need, shared. axum
+/// clones the state for every request (and every extractor that takes it), so it is one
+/// `Arc`: a clone is one counter increment, not one per part.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<AppShared>);
+
+impl AppState {
+    pub fn new(shared: AppShared) -> Self {
+        AppState(Arc::new(shared))
+    }
+}
+
+impl std::ops::Deref for AppState {
+    type Target = AppShared;
+
+    fn deref(&self) -> &AppShared {
+        &self.0
+    }
+}
+
+/// What [`AppState`] shares.
+pub struct AppShared {
     pub core: Lectern,
     /// Wakes this server's export worker when a job is queued.
     pub export_wakeup: Arc<Notify>,

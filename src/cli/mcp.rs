@@ -11,7 +11,7 @@ use lectern_core::auth::Resource;
 use lectern_core::secret::Secret;
 use rmcp::ServiceExt;
 
-use crate::app::{self, AppState};
+use crate::app::{self, AppShared, AppState};
 use crate::cli::StorageOptions;
 use crate::export::pdf::{PdfRenderer, find_chromium};
 use crate::http::rate_limit::RateLimits;
@@ -35,7 +35,7 @@ pub async fn run(opts: &StorageOptions, args: &McpArgs) -> anyhow::Result<()> {
         .await
         .map_err(|e| anyhow::anyhow!("the API key was refused: {e}"))?;
     tracing::info!(user.id = caller.user_id, "lectern mcp: serving on stdio");
-    let state = AppState {
+    let state = AppState::new(AppShared {
         core: core.clone(),
         export_wakeup: Default::default(),
         renderer: Arc::new(
@@ -45,7 +45,7 @@ pub async fn run(opts: &StorageOptions, args: &McpArgs) -> anyhow::Result<()> {
         mcp: Default::default(),
         // One process for one account: its own counts (not shared with servers).
         rate_limits: RateLimits::new(opts.rate_limit, false),
-    };
+    });
     app::spawn_export_workers(&state, 1);
     let handler = LecternMcp::for_api_key(
         core,

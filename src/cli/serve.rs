@@ -5,7 +5,7 @@ use anyhow::Context;
 use lectern_core::Lectern;
 use tokio::net::TcpListener;
 
-use crate::app::{self, AppState};
+use crate::app::{self, AppShared, AppState};
 use crate::cli::StorageOptions;
 use crate::export::pdf::{PdfRenderer, find_chromium};
 use crate::http::rate_limit::{self, RateLimits};
@@ -55,13 +55,13 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
     if rate_limits.enabled() {
         tokio::spawn(rate_limit::run_sync(rate_limits.clone(), core.clone()));
     }
-    let state = AppState {
+    let state = AppState::new(AppShared {
         core,
         export_wakeup: Default::default(),
         renderer: std::sync::Arc::new(PdfRenderer::new(chromium).with_network(opts.render_network)),
         mcp: McpOptions::from_env(bound, &public_url)?,
         rate_limits,
-    };
+    });
     app::spawn_export_workers(&state, 1);
     tokio::spawn(prune_history(state.core.clone(), opts.history_days));
     app::serve(listener, state, shutdown_signal()).await?;

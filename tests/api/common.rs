@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use lectern::app::{self, AppState};
+use lectern::app::{self, AppShared, AppState};
 use lectern::export::network::RenderNetwork;
 use lectern_core::Lectern;
 use lectern_core::secret::Secret;
@@ -393,7 +393,7 @@ impl TestApp {
         let core = configure(Lectern::new(store, &base).with_files(files.clone()));
         let (tx, rx) = oneshot::channel::<()>();
         let chromium = lectern::export::pdf::find_chromium(None);
-        let state = AppState {
+        let state = AppState::new(AppShared {
             core: core.clone(),
             export_wakeup: Default::default(),
             renderer: Arc::new(
@@ -401,7 +401,7 @@ impl TestApp {
             ),
             mcp: Default::default(),
             rate_limits: lectern::http::rate_limit::RateLimits::new(rate_limit, false),
-        };
+        });
         lectern::app::spawn_export_workers(&state, 1);
         tokio::spawn(async move {
             app::serve(listener, state, async {
