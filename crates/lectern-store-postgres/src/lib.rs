@@ -138,7 +138,7 @@ pub async fn watch_changes(
         .map_err(|e| Error::invalid(format!("bad PostgreSQL database URL: {e}")))?;
     let fence = Arc::new(Syncs {
         pool: PgPoolOptions::new()
-            .max_connections(1)
+            .max_connections(SYNCS_IN_FLIGHT as u32)
             .acquire_timeout(ACQUIRE_TIMEOUT)
             .connect_lazy_with(options),
         channel: format!(
@@ -199,9 +199,9 @@ async fn listen(url: &str, sync_channel: &str) -> Result<PgListener> {
 /// The fence of a server's cache. PostgreSQL delivers notices in the order their
 /// transactions committed, so when a sync notice this server sent after a read began comes
 /// back to its watcher, every change notice committed before the read was applied. Reads
-/// share syncs: one is in flight at a time, and the reads that arrive meanwhile wait for
-/// the next one (sent after them), so the database sees one small statement per round
-/// trip however many reads wait.
+/// share syncs: at most [`SYNCS_IN_FLIGHT`] are in flight, and the reads that arrive while
+/// all are busy wait for the next one (sent after them), so the database sees one small
+/// statement per round trip however many reads wait.
 #[derive(Clone)]
 pub struct ChangeFence(Arc<Syncs>);
 
@@ -216,13 +216,20 @@ struct Syncs {
 
 #[derive(Default)]
 struct Sending {
-    /// Number of the newest sync sent or being sent.
+    /// Number of the newest sync sent or being sent (numbers are given in the order reads
+    /// arrive, so any sync numbered at or past a read's target was sent after it arrived).
     issued: u64,
-    /// Whether a sync is being sent.
-    busy: bool,
-    /// Whether a read arrived while it was: one more follows it.
+    /// Syncs being sent (at most [`SYNCS_IN_FLIGHT`]).
+    in_flight: usize,
+    /// Whether a read arrived while every slot was busy: one more follows the first to end.
     again: bool,
 }
+
+/// Most syncs one server has in flight: a read starts its own while there is room; past it,
+/// reads share the next one. One measured best for `get_deck` at 32 connections (35,000-
+/// 36,000 req/s, against 29,000 with two and 24,000 with four): each sync is work for
+/// PostgreSQL, which shares the machine.
+const SYNCS_IN_FLIGHT: usize = 1;
 
 #[derive(Default, Clone, Copy)]
 struct Heard {
@@ -234,10 +241,9 @@ struct Heard {
 }
 
 impl Syncs {
-    /// Sends syncs until no read waits for a newer one.
-    async fn send(self: Arc<Self>) {
+    /// Sends sync `n`, then the next ones while reads wait for a newer one.
+    async fn send(self: Arc<Self>, mut n: u64) {
         loop {
-            let n = self.sending.lock().expect("no panics inside").issued;
             let sent = sqlx::query("SELECT pg_notify($1, $2)")
                 .bind(&self.channel)
                 .bind(n.to_string())
@@ -249,10 +255,11 @@ impl Syncs {
             }
             let mut sending = self.sending.lock().expect("no panics inside");
             if !std::mem::take(&mut sending.again) {
-                sending.busy = false;
+                sending.in_flight -= 1;
                 return;
             }
             sending.issued += 1;
+            n = sending.issued;
         }
     }
 
@@ -276,15 +283,15 @@ impl Fence for ChangeFence {
         let syncs = &self.0;
         let target = {
             let mut sending = syncs.sending.lock().expect("no panics inside");
-            if sending.busy {
-                // The sync in flight was sent before this read: wait for the next one.
+            if sending.in_flight < SYNCS_IN_FLIGHT {
+                sending.in_flight += 1;
+                sending.issued += 1;
+                tokio::spawn(syncs.clone().send(sending.issued));
+                sending.issued
+            } else {
+                // The syncs in flight were sent before this read: wait for the next one.
                 sending.again = true;
                 sending.issued + 1
-            } else {
-                sending.busy = true;
-                sending.issued += 1;
-                tokio::spawn(syncs.clone().send());
-                sending.issued
             }
         };
         let mut heard = syncs.heard.subscribe();
