@@ -106,9 +106,10 @@ impl Exporter {
         let deck = self
             .core
             .worker()
-            .deck_for_export(deck_id)
+            .deck_for_thumbnail(deck_id)
             .await
             .map_err(|e| BuildError::Transient(e.to_string()))?;
+        // The first slide alone: Chromium lays out one slide, however long the deck.
         slide_png(&self.core, &self.pdf, &deck, 0, 0)
             .await
             .map_err(|e| match e {

@@ -396,6 +396,20 @@ impl Worker<'_> {
         self.0.viewed(deck, true).await
     }
 
+    /// The first slide of a deck as its pages show it, alone (for its thumbnail).
+    pub async fn deck_for_thumbnail(
+        &self,
+        deck_id: i64,
+    ) -> Result<crate::service::viewer::ViewedDeck> {
+        let deck = self
+            .0
+            .store()
+            .find_deck(deck_id)
+            .await?
+            .ok_or_else(Error::deck_not_found)?;
+        self.0.viewed_first(deck, false, 1).await
+    }
+
     /// The slides of an export's deck in presentation order (vertical groups in order),
     /// each sanitised as its pages show it, with its notes and position.
     pub async fn slides_for_export(&self, deck_id: i64) -> Result<Vec<ExportSlide>> {

@@ -170,7 +170,19 @@ impl Lectern {
     /// The deck's sanitised slides for a page; the notes only when `is_owner` (the owner's
     /// own pages and exports).
     pub(crate) async fn viewed(&self, deck: DeckRecord, is_owner: bool) -> Result<ViewedDeck> {
-        let slides = self.store().deck_slides_html(deck.id).await?;
+        self.viewed_first(deck, is_owner, usize::MAX).await
+    }
+
+    /// [`Lectern::viewed`] with only the first `count` slides (a thumbnail needs one: the
+    /// browser then lays out one slide, not the whole deck).
+    pub(crate) async fn viewed_first(
+        &self,
+        deck: DeckRecord,
+        is_owner: bool,
+        count: usize,
+    ) -> Result<ViewedDeck> {
+        let mut slides = self.store().deck_slides_html(deck.id).await?;
+        slides.truncate(count);
         let viewed: Vec<String> = slides.iter().map(|s| viewed_slide(s, is_owner)).collect();
         Ok(ViewedDeck {
             slides_html: render_deck_html(
