@@ -54,8 +54,13 @@ pub struct AppShared {
     pub rate_limits: Arc<RateLimits>,
 }
 
-/// Starts `workers` export workers for `state` (PDFs printed by `state.renderer`).
+/// Starts `workers` export workers for `state` (PDFs printed by `state.renderer`), with the
+/// thumbnail loop and the file cleanup; none of them when `workers` is 0 (another process,
+/// `lectern worker`, does that work).
 pub fn spawn_export_workers(state: &AppState, workers: usize) {
+    if workers == 0 {
+        return;
+    }
     let exporter = Arc::new(Exporter {
         core: state.core.clone(),
         pdf: state.renderer.clone(),

@@ -5,6 +5,7 @@ pub mod admin;
 pub mod mcp;
 pub mod serve;
 pub mod storage;
+pub mod worker;
 
 use std::process::ExitCode;
 
@@ -29,6 +30,9 @@ pub enum Command {
     Serve,
     /// Run the MCP server on stdin/stdout for one account (its API key).
     Mcp(mcp::McpArgs),
+    /// Run export workers only (exports, thumbnails, file cleanup), no HTTP: beside servers
+    /// started with `--export-workers 0`, on the same database and file store.
+    Worker,
     /// Manage accounts, API keys and OAuth clients.
     #[command(subcommand)]
     Admin(admin::AdminCommand),
@@ -52,6 +56,7 @@ pub fn run() -> ExitCode {
         match cli.command {
             Command::Serve => serve::run(&cli.storage).await,
             Command::Mcp(args) => mcp::run(&cli.storage, &args).await,
+            Command::Worker => worker::run(&cli.storage).await,
             Command::Admin(cmd) => admin::run(&cli.storage, cmd).await,
         }
     });

@@ -62,7 +62,7 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
         mcp: McpOptions::from_env(bound, &public_url)?,
         rate_limits,
     });
-    app::spawn_export_workers(&state, 1);
+    app::spawn_export_workers(&state, opts.export_workers);
     tokio::spawn(prune_history(state.core.clone(), opts.history_days));
     app::serve(listener, state, shutdown_signal()).await?;
     tracing::info!("lectern stopped");
@@ -89,7 +89,7 @@ async fn prune_history(core: Lectern, days: u32) {
 }
 
 /// Completes on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     let ctrl_c = async {
         let _ = tokio::signal::ctrl_c().await;
     };

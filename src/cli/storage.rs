@@ -104,6 +104,17 @@ pub struct StorageOptions {
     )]
     pub file_store: String,
 
+    /// Export workers `lectern serve` runs (each also draws thumbnails and cleans up old
+    /// files). `0` keeps that work out of the serving process: run `lectern worker` (on
+    /// the same database and file store) to do it.
+    #[arg(
+        long,
+        env = "LECTERN_EXPORT_WORKERS",
+        default_value_t = 1,
+        global = true
+    )]
+    pub export_workers: usize,
+
     /// Most MiB of uploaded media one account may keep (413 above it).
     #[arg(long, env = "LECTERN_MEDIA_QUOTA_MB", default_value_t = lectern_core::service::media::DEFAULT_QUOTA_MB, global = true)]
     pub media_quota_mb: u64,

@@ -651,3 +651,70 @@ async fn pptx_exports_map_blocks_to_native_shapes_and_draw_the_rest() {
         }
     }
 }
+
+/// `lectern serve --export-workers 0` queues exports but builds none (the work stays out of
+/// the serving process); `lectern worker` on the same data builds them, and the server
+/// serves the download. Runs in the SQLite pass.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_process_builds_what_a_server_without_workers_queued() {
+    use crate::common::{BIN, account, send_json, serve, testing_postgres};
+
+    if testing_postgres() {
+        eprintln!("skipped: runs in the SQLite pass");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let db_url = format!("sqlite://{}", dir.path().join("lectern.db").display());
+    let key = account(&db_url, "alice").await;
+    let (_server, base) = serve(&db_url, dir.path(), &["--export-workers", "0"]).await;
+    let client = reqwest::Client::new();
+    let call = |method: Method, path: String, body: Option<Value>| {
+        let (client, key, url) = (client.clone(), key.clone(), format!("{base}{path}"));
+        async move { send_json(&client, method, url, &key, body).await.unwrap() }
+    };
+    let (_, made) = call(
+        Method::POST,
+        "/v1/decks".into(),
+        Some(json!({"title": "Offloaded"})),
+    )
+    .await;
+    let deck = made["data"]["id"].as_i64().unwrap();
+    let (status, queued) = call(
+        Method::POST,
+        format!("/v1/decks/{deck}/exports"),
+        Some(json!({"format": "zip"})),
+    )
+    .await;
+    assert_eq!(status, 202, "{queued}");
+    let path = format!("/v1/decks/{deck}/exports/{}", queued["data"]["id"]);
+    // Two idle polls of a worker (0.5 s each) pass: nobody in the server takes the job.
+    tokio::time::sleep(std::time::Duration::from_millis(1200)).await;
+    assert_eq!(
+        call(Method::GET, path.clone(), None).await.1["data"]["status"],
+        "pending"
+    );
+
+    let _worker = tokio::process::Command::new(BIN)
+        .args(["worker", "--database-url", &db_url])
+        .arg("--data-dir")
+        .arg(dir.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut done = Value::Null;
+    for _ in 0..300 {
+        done = call(Method::GET, path.clone(), None).await.1["data"].clone();
+        if done["status"] != "pending" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(done["status"], "completed", "{done}");
+    let zip = reqwest::get(done["download_url"].as_str().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(zip.status(), 200);
+    assert!(zip.bytes().await.unwrap().starts_with(b"PK"));
+}

@@ -116,6 +116,7 @@ async fn serve_lectern(data_dir: PathBuf, database_url: Option<String>) -> anyho
             .unwrap_or(0),
         history_days: 90,
         file_store: "local".into(),
+        export_workers: 1,
         media_quota_mb: 1024,
     };
     lectern::cli::serve::run(&opts).await
