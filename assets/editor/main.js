@@ -385,11 +385,13 @@ async function save() {
   setState("Saving…", "saving");
   try {
     if (editor.dirty.has("title")) {
-      const r = await api("PATCH", `/v1/decks/${deckId}`, { title: titleBox.value }, true);
+      const title = titleBox.value;
+      const r = await api("PATCH", `/v1/decks/${deckId}`, { title }, true);
       if (r.status === 412) return showConflict("The deck changed elsewhere (another tab, a program or an assistant) since you opened it.");
       if (r.status !== 200) return setState((r.json && r.json.error) || "Not saved", "error");
       followRevision(r.json);
-      editor.dirty.delete("title");
+      // Typed on while the request was under way: saved next time.
+      if (titleBox.value === title) editor.dirty.delete("title");
     }
     if (editor.dirty.has("slide") && editor.loaded) {
       const patch = {};
@@ -413,7 +415,16 @@ async function save() {
         }
         showPreview();
       }
-      editor.dirty.delete("slide");
+      // Edits made while the request was under way (a drag, a key) are saved next time.
+      if (htmlBox.value === editor.loaded.html && notesBox.value === editor.loaded.notes) {
+        editor.dirty.delete("slide");
+      }
+    }
+    if (editor.dirty.size > 0) {
+      setState("Unsaved changes", "dirty");
+      clearTimeout(editor.timer);
+      editor.timer = setTimeout(() => serially(save), SAVE_DELAY);
+      return;
     }
     setState("All changes saved", "saved");
   } catch (_) {
