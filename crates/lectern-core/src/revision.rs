@@ -147,6 +147,24 @@ impl DeckSettings {
         }
     }
 
+    /// Makes `d`'s settings these (the inverse of [`DeckSettings::of`]).
+    pub fn apply_to(self, d: &mut DeckRecord) {
+        d.title = self.title;
+        d.description = self.description;
+        d.visibility = self.visibility;
+        d.css = self.css;
+        d.width = self.width;
+        d.height = self.height;
+        d.margin = self.margin;
+        d.transition = self.transition;
+        d.background_transition = self.background_transition;
+        d.rtl = self.rtl;
+        d.loop_ = self.loop_;
+        d.theme_font = self.theme_font;
+        d.theme_color = self.theme_color;
+        d.language = self.language;
+    }
+
     /// These settings with `patch` applied.
     pub fn patched(&self, patch: &DeckPatch) -> DeckSettings {
         let mut s = self.clone();

@@ -4,14 +4,14 @@
 
 use async_trait::async_trait;
 use lectern_core::auth::Author;
-use lectern_core::deck::{DeckPatch, ThemeColor, ThemeFont, Visibility, numbered_slug};
+use lectern_core::deck::{DeckPatch, numbered_slug};
 use lectern_core::params::Paging;
 use lectern_core::revision::{DeckSettings, Operation, WriteContext};
 use lectern_core::store::{DeckListKind, DeckListRecord, DeckRecord, DeckStore, NewDeckRecord};
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 
-use crate::history::{Entry, Likely, Texts, record_revision, record_slide};
+use crate::history::{Entry, Likely, Texts, insert_entry, record_revision, record_slide};
 use crate::rows::{Columns, DECK_SELECT, deck_row};
 use crate::slides::insert_slide;
 use crate::{SqlStore, Tx, all, fault, optional, run, time};
@@ -249,52 +249,53 @@ impl DeckStore for SqlStore {
         ctx: &WriteContext,
     ) -> Result<Option<DeckRecord>> {
         let mut tx = self.begin_write().await?;
-        let Some(current) = self.lock_for_write(&mut tx, owner_id, deck_id, ctx).await? else {
+        let Some(mut deck) = self
+            .lock_deck_for_write(&mut tx, owner_id, deck_id, ctx)
+            .await?
+        else {
             return Ok(None);
         };
-        let before = deck_in_tx(&mut tx, owner_id, deck_id)
-            .await?
-            .ok_or_else(|| Error::internal("a locked deck is missing"))?;
-        let settings = DeckSettings::of(&before);
+        let settings = DeckSettings::of(&deck);
         let after = settings.patched(patch);
         if after == settings {
             // Nothing changes: no write, no revision.
-            return Ok(Some(before));
+            return Ok(Some(deck));
         }
-        {
-            let query = sqlx::query(
-                "UPDATE decks SET title = COALESCE($1, title),
-                    description = COALESCE($2, description), width = COALESCE($3, width),
-                    height = COALESCE($4, height), margin = COALESCE($5, margin),
-                    theme_color = COALESCE($6, theme_color), theme_font = COALESCE($7, theme_font),
-                    visibility = COALESCE($8, visibility), updated_at = $9
-                 WHERE id = $10 AND owner_id = $11 AND trashed_at IS NULL",
-            )
-            .bind(&patch.title)
-            .bind(&patch.description)
-            .bind(patch.width)
-            .bind(patch.height)
-            .bind(patch.margin)
-            .bind(patch.theme_color.map(ThemeColor::as_str))
-            .bind(patch.theme_font.map(ThemeFont::as_str))
-            .bind(patch.visibility.map(Visibility::as_str))
-            .bind(now.unix_micros())
-            .bind(deck_id)
-            .bind(owner_id);
-            run(&mut *tx, query).await?;
-        }
+        let revision = deck.revision + 1;
+        // The settings, the revision and `updated_at` in one statement.
+        let query = sqlx::query(
+            "UPDATE decks SET title = $1, description = $2, width = $3, height = $4,
+                margin = $5, theme_color = $6, theme_font = $7, visibility = $8,
+                updated_at = $9, revision = $10
+             WHERE id = $11",
+        )
+        .bind(&after.title)
+        .bind(&after.description)
+        .bind(after.width)
+        .bind(after.height)
+        .bind(after.margin)
+        .bind(after.theme_color.as_str())
+        .bind(after.theme_font.as_str())
+        .bind(after.visibility.as_str())
+        .bind(now.unix_micros())
+        .bind(revision)
+        .bind(deck_id);
+        run(&mut *tx, query).await?;
         let entry = Entry {
-            revision: current + 1,
+            revision,
             operation: Operation::UpdateDeck,
             slide_ids: &[],
             restored: None,
             author: &ctx.author,
             settings: Some(&after),
         };
-        record_revision(&mut tx, deck_id, now.unix_micros(), entry).await?;
-        let deck = deck_in_tx(&mut tx, owner_id, deck_id).await?;
+        insert_entry(&mut tx, deck_id, now.unix_micros(), entry).await?;
         tx.commit().await?;
-        Ok(deck)
+        // The deck as a read would find it now, without reading it again.
+        after.apply_to(&mut deck);
+        deck.revision = revision;
+        deck.updated_at = Timestamp::from_unix_micros(now.unix_micros());
+        Ok(Some(deck))
     }
 
     async fn set_deck_trashed(

@@ -14,7 +14,7 @@ use lectern_core::auth::Author;
 use lectern_core::layout::SlideSlot;
 use lectern_core::revision::{DeckSettings, Operation, Precondition, WriteContext};
 use lectern_core::secret::sha256_hex;
-use lectern_core::store::{OrderScope, SlideHtmlRecord};
+use lectern_core::store::{DeckRecord, OrderScope, SlideHtmlRecord};
 use lectern_core::{Error, Result};
 
 use crate::decks::deck_in_tx;
@@ -356,6 +356,39 @@ impl SqlStore {
         };
         Precondition::check(ctx.precondition.as_ref(), deck_id, current)?;
         Ok(Some(current))
+    }
+
+    /// [`SqlStore::lock_for_write`] that also reads the deck: `None` when the owner has no
+    /// such deck outside the trash. On SQLite, whose writer holds the whole database, the
+    /// read is the lock (one statement); PostgreSQL locks the row first, as a read in the
+    /// locking statement would see the snapshot taken before it waited.
+    pub(crate) async fn lock_deck_for_write(
+        &self,
+        tx: &mut Tx,
+        owner_id: i64,
+        deck_id: i64,
+        ctx: &WriteContext,
+    ) -> Result<Option<DeckRecord>> {
+        if self.dialect.locks_rows() {
+            if self
+                .lock_for_write(tx, owner_id, deck_id, ctx)
+                .await?
+                .is_none()
+            {
+                return Ok(None);
+            }
+            return deck_in_tx(tx, owner_id, deck_id)
+                .await?
+                .map(Some)
+                .ok_or_else(|| Error::internal("a locked deck is missing"));
+        }
+        let deck = deck_in_tx(tx, owner_id, deck_id)
+            .await?
+            .filter(|d| d.trashed_at.is_none());
+        if let Some(d) = &deck {
+            Precondition::check(ctx.precondition.as_ref(), deck_id, d.revision)?;
+        }
+        Ok(deck)
     }
 
     /// Starts a recorded write in one statement: moves the owner's deck outside the trash to

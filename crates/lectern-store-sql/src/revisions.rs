@@ -292,12 +292,13 @@ impl RevisionStore for SqlStore {
         ctx: &WriteContext,
     ) -> Result<Option<DeckRecord>> {
         let mut tx = self.begin_write().await?;
-        let Some(current) = self.lock_for_write(&mut tx, owner_id, deck_id, ctx).await? else {
+        let Some(deck) = self
+            .lock_deck_for_write(&mut tx, owner_id, deck_id, ctx)
+            .await?
+        else {
             return Ok(None);
         };
-        let deck = deck_in_tx(&mut tx, owner_id, deck_id)
-            .await?
-            .ok_or_else(|| Error::internal("a locked deck is missing"))?;
+        let current = deck.revision;
         let slides = slides_in_tx(&mut tx, deck_id).await?;
         // An error here drops the transaction: nothing was written.
         let plan = plan(&deck, &slides)?;

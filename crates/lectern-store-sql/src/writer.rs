@@ -7,7 +7,9 @@
 //! each write committed alone, concurrent writers would queue behind one fsync at a time.
 //! Instead they share transactions ("group commit"): the writer connection sits behind a
 //! fair (first come, first served) lock; each write takes it, runs inside a savepoint of the
-//! open transaction (`BEGIN IMMEDIATE` when none is open) and releases the savepoint. If
+//! open transaction (`BEGIN IMMEDIATE` when none is open) and leaves the savepoint to be
+//! released by the next write's first statement or by the commit (one round trip to the
+//! connection's thread fewer per write; at most two savepoints are ever open). If
 //! another write is already waiting for the lock, it leaves the commit to whoever comes
 //! last and waits for it; the last write of a batch (nobody waiting, or the batch is full)
 //! commits for all of them, and the flusher task commits when a batch's last write failed
@@ -200,10 +202,10 @@ impl Group {
             if batch.conn.is_none() {
                 batch.conn = Some(group.pool.acquire().await.map_err(fault)?);
             }
-            let start = if batch.open {
-                "SAVEPOINT w"
-            } else {
-                "BEGIN IMMEDIATE; SAVEPOINT w"
+            let start = match (batch.open, batch.unreleased) {
+                (false, _) => "BEGIN IMMEDIATE; SAVEPOINT w",
+                (true, true) => "RELEASE SAVEPOINT w; SAVEPOINT w",
+                (true, false) => "SAVEPOINT w",
             };
             if let Err(e) = batch.run(start).await {
                 // Whatever the failed statement left, start over.
@@ -211,25 +213,22 @@ impl Group {
                 return Err(e);
             }
             batch.open = true;
+            batch.unreleased = false;
             Ok(Tx(Inner::Grouped(Some(batch), group), None))
         })
         .await
         .map_err(Error::internal)?
     }
 
-    /// Releases a write's savepoint, then commits the batch if this write is its last, or
+    /// Keeps a write's changes (its savepoint is released by the next write's first
+    /// statement, or by the COMMIT), then commits the batch if this write is its last, or
     /// leaves the commit to the writes waiting and waits for its outcome.
     async fn commit(
         self: Arc<Self>,
         mut batch: OwnedMutexGuard<Batch>,
         left: Option<(i64, KnownOrder)>,
     ) -> Result<()> {
-        if let Err(e) = batch.run("RELEASE SAVEPOINT w").await {
-            batch.dirty = true;
-            drop(batch);
-            self.flush.notify_one();
-            return Err(e);
-        }
+        batch.unreleased = true;
         if let Some((deck_id, order)) = left {
             batch.orders.insert(deck_id, order);
         }
@@ -262,8 +261,11 @@ struct Batch {
     conn: Option<PoolConnection<Any>>,
     /// A transaction is open on `conn`.
     open: bool,
-    /// A write left its savepoint without releasing it.
+    /// A write went away inside its savepoint: it is to be rolled back.
     dirty: bool,
+    /// A committed write's savepoint is still open (under a dirty one, if any): the next
+    /// write releases it in its first statement, and COMMIT releases every savepoint.
+    unreleased: bool,
     /// The writes released into the open transaction, waiting for its commit.
     waiters: Vec<oneshot::Sender<std::result::Result<(), Arc<str>>>>,
     /// Slide orders as the released writes of the open transaction left them, so that the
@@ -295,6 +297,7 @@ impl Batch {
     async fn commit(&mut self) -> Result<()> {
         let result = self.run("COMMIT").await;
         self.open = false;
+        self.unreleased = false;
         self.orders.clear();
         let outcome = result
             .as_ref()
@@ -317,6 +320,7 @@ impl Batch {
         }
         self.open = false;
         self.dirty = false;
+        self.unreleased = false;
         self.orders.clear();
         let why: Arc<str> = Arc::from(format!("the transaction was rolled back: {why}"));
         for waiter in self.waiters.drain(..) {
