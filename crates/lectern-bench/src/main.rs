@@ -289,8 +289,19 @@ impl Server {
             .collect()
     }
 
+    /// Stops the servers with SIGTERM and waits for them: a server that shuts down closes
+    /// its Chromium, which a SIGKILL would leave running, orphaned, its CPU in the figures
+    /// of the runs that follow.
     async fn stop(self) -> anyhow::Result<()> {
-        drop(self.children);
+        for mut child in self.children {
+            if let Some(pid) = child.id() {
+                let _ = Command::new("kill")
+                    .args(["-TERM", &pid.to_string()])
+                    .status()
+                    .await;
+                let _ = tokio::time::timeout(Duration::from_secs(40), child.wait()).await;
+            }
+        }
         if let Some(db) = self.pg {
             db.drop_database().await?;
         }
