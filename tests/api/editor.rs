@@ -1032,6 +1032,65 @@ async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_m
     chromium.close().await;
 }
 
+/// A change made while the previous one is being saved (the answer is slow to come back) is
+/// saved too, not dropped when that answer arrives.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_edit_made_while_a_save_is_under_way_is_saved_after_it() {
+    let Some(bin) = chromium() else {
+        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let slide = "<section><div class=\"sl-block\" data-block-type=\"text\" data-block-id=\"a\" style=\"left:100px;top:100px;width:200px;height:100px\"><div class=\"sl-block-content\"><p>a</p></div></div></section>";
+    let CanvasEditor {
+        chromium,
+        page,
+        deck,
+        first,
+    } = open_canvas(&app, &alice, bin, "Slow network", slide, 1).await;
+    // A slow network: every answer reaches the page 1.5 s after the server sent it.
+    page.evaluate(
+        "(() => { const f = window.fetch; window.fetch = (...a) => f(...a).then(r => new Promise(ok => setTimeout(() => ok(r), 1500))); })()",
+    )
+    .await
+    .unwrap();
+    page.evaluate("document.getElementById('canvas').scrollIntoView()")
+        .await
+        .unwrap();
+    let board = numbers(
+        &page,
+        "(() => { const r = document.querySelector('.canvas-board').getBoundingClientRect(); return [r.x, r.y, r.width / 960]; })()",
+    )
+    .await;
+    let (x, y) = (board[0] + 200.0 * board[2], board[1] + 150.0 * board[2]);
+    mouse(&page, DispatchMouseEventType::MousePressed, x, y, 1).await;
+    mouse(&page, DispatchMouseEventType::MouseReleased, x, y, 1).await;
+    let selected =
+        "[...document.querySelectorAll('.canvas-selected')].map(v => v.dataset.blockId).join(',')";
+    assert_eq!(wait_for(&page, selected, "a").await, "a");
+    // One nudge, saved; a second one while that save waits for its answer.
+    press(&page, "#canvas", "ArrowRight").await;
+    assert_eq!(wait_for(&page, SAVE_STATE, "Saving…").await, "Saving…");
+    press(&page, "#canvas", "ArrowRight").await;
+
+    let both = eventually(|| async {
+        let html = app.get_slide(&alice.key, deck, &first).await.data()["html"].clone();
+        block_markup(html.as_str().unwrap_or(""), "a").contains("left: 102px")
+    })
+    .await;
+    let html = app.get_slide(&alice.key, deck, &first).await.data()["html"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(both, "the second nudge was not saved: {html}");
+    assert_eq!(
+        wait_for(&page, SAVE_STATE, "All changes saved").await,
+        "All changes saved"
+    );
+    chromium.close().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_selects_blocks_with_a_rectangle_moves_them_together_and_rotates_one() {
     let Some(bin) = chromium() else {
