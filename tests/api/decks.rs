@@ -420,6 +420,14 @@ async fn update_deck_changes_only_the_given_fields() {
     assert_eq!(d["created_at"], created.data()["created_at"]);
     let again = app.get_deck(&alice.key, id, "").await;
     assert_eq!(again.data()["title"], "After");
+    // The answer is the deck as it was then stored: the same values a read finds,
+    // revision and updated_at included.
+    for (key, value) in d.as_object().unwrap() {
+        if key != "thumbnail_url" {
+            assert_eq!(&again.data()[key], value, "{key}");
+        }
+    }
+    assert_eq!(d["revision"], 2);
 }
 
 #[tokio::test]

@@ -9,7 +9,7 @@
 //! fair (first come, first served) lock; each write takes it, runs inside a savepoint of the
 //! open transaction (`BEGIN IMMEDIATE` when none is open) and leaves the savepoint to be
 //! released by the next write's first statement or by the commit (one round trip to the
-//! connection's thread fewer per write; at most two savepoints are ever open). If
+//! connection's thread fewer per write; between writes at most one savepoint is open). If
 //! another write is already waiting for the lock, it leaves the commit to whoever comes
 //! last and waits for it; the last write of a batch (nobody waiting, or the batch is full)
 //! commits for all of them, and the flusher task commits when a batch's last write failed
