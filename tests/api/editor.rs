@@ -802,6 +802,22 @@ struct CanvasEditor {
 const BLOCKS_ON_CANVAS: &str =
     "String(document.querySelectorAll('.canvas-board > .sl-block').length)";
 
+/// The ids of the blocks selected on the canvas, joined by commas.
+const SELECTED_BLOCKS: &str =
+    "[...document.querySelectorAll('.canvas-selected')].map(v => v.dataset.blockId).join(',')";
+
+/// Where a point of the slide canvas (960 px wide, in the canvas tests) is on the screen
+/// now.
+async fn on_board(page: &Page) -> impl Fn(f64, f64) -> (f64, f64) {
+    let board = numbers(
+        page,
+        "(() => { const r = document.querySelector('.canvas-board').getBoundingClientRect(); return [r.x, r.y, r.width / 960]; })()",
+    )
+    .await;
+    let (bx, by, scale) = (board[0], board[1], board[2]);
+    move |x, y| (bx + x * scale, by + y * scale)
+}
+
 /// Makes a deck of one `slide` for `user` and opens its editor; waits until the canvas
 /// shows its `blocks` blocks.
 async fn open_canvas(
@@ -1058,17 +1074,10 @@ async fn an_edit_made_while_a_save_is_under_way_is_saved_after_it() {
     page.evaluate("document.getElementById('canvas').scrollIntoView()")
         .await
         .unwrap();
-    let board = numbers(
-        &page,
-        "(() => { const r = document.querySelector('.canvas-board').getBoundingClientRect(); return [r.x, r.y, r.width / 960]; })()",
-    )
-    .await;
-    let (x, y) = (board[0] + 200.0 * board[2], board[1] + 150.0 * board[2]);
+    let (x, y) = on_board(&page).await(200.0, 150.0);
     mouse(&page, DispatchMouseEventType::MousePressed, x, y, 1).await;
     mouse(&page, DispatchMouseEventType::MouseReleased, x, y, 1).await;
-    let selected =
-        "[...document.querySelectorAll('.canvas-selected')].map(v => v.dataset.blockId).join(',')";
-    assert_eq!(wait_for(&page, selected, "a").await, "a");
+    assert_eq!(wait_for(&page, SELECTED_BLOCKS, "a").await, "a");
     // One nudge, saved; a second one while that save waits for its answer.
     press(&page, "#canvas", "ArrowRight").await;
     assert_eq!(wait_for(&page, SAVE_STATE, "Saving…").await, "Saving…");
@@ -1121,19 +1130,12 @@ async fn a_person_selects_blocks_with_a_rectangle_moves_them_together_and_rotate
         .await
         .unwrap();
     // Where canvas point (x, y) is on the screen, and the scale.
-    let board = numbers(
-        &page,
-        "(() => { const r = document.querySelector('.canvas-board').getBoundingClientRect(); return [r.x, r.y, r.width / 960]; })()",
-    )
-    .await;
-    let (bx, by, scale) = (board[0], board[1], board[2]);
-    let at = |x: f64, y: f64| (bx + x * scale, by + y * scale);
+    let at = on_board(&page).await;
+    let scale = at(1.0, 0.0).0 - at(0.0, 0.0).0;
 
     // A rectangle from (50, 50) to (650, 250) on the empty canvas touches a and b, not c.
     drag(&page, at(50.0, 50.0), at(650.0, 250.0)).await;
-    let selected =
-        "[...document.querySelectorAll('.canvas-selected')].map(v => v.dataset.blockId).join(',')";
-    assert_eq!(wait_for(&page, selected, "a,b").await, "a,b");
+    assert_eq!(wait_for(&page, SELECTED_BLOCKS, "a,b").await, "a,b");
     // Dragging a moves b with it.
     drag(&page, at(200.0, 150.0), {
         let (x, y) = at(200.0, 150.0);
@@ -1144,7 +1146,7 @@ async fn a_person_selects_blocks_with_a_rectangle_moves_them_together_and_rotate
     let (cx, cy) = at(200.0, 450.0);
     mouse(&page, DispatchMouseEventType::MousePressed, cx, cy, 1).await;
     mouse(&page, DispatchMouseEventType::MouseReleased, cx, cy, 1).await;
-    assert_eq!(wait_for(&page, selected, "c").await, "c");
+    assert_eq!(wait_for(&page, SELECTED_BLOCKS, "c").await, "c");
     // Turn c a quarter to the right with its knob: from above its centre to its right.
     let knob = numbers(
         &page,
