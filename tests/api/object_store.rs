@@ -242,21 +242,22 @@ async fn two_servers_share_one_bucket_for_exports_thumbnails_and_media() {
     }
 
     // The object store stops: a new export fails with a reason; back, exports work again.
+    let export_through = |base: String| {
+        let call = &call;
+        let (client, key) = (&client, &key);
+        async move {
+            let (_, queued) = call(
+                reqwest::Method::POST,
+                format!("{base}/v1/decks/{deck}/exports"),
+                Some(json!({"format": "zip"})),
+            )
+            .await;
+            let id = queued["data"]["id"].as_i64().unwrap();
+            finished(client, &base, key, deck, id).await
+        }
+    };
     let port = s3.stop().await;
-    let (_, queued) = call(
-        reqwest::Method::POST,
-        format!("{base_b}/v1/decks/{deck}/exports"),
-        Some(json!({"format": "zip"})),
-    )
-    .await;
-    let failed = finished(
-        &client,
-        &base_b,
-        &key,
-        deck,
-        queued["data"]["id"].as_i64().unwrap(),
-    )
-    .await;
+    let failed = export_through(base_b.clone()).await;
     assert_eq!(failed["status"], "failed", "{failed}");
     let reason = failed["error"].as_str().unwrap_or_default();
     assert!(
@@ -264,20 +265,7 @@ async fn two_servers_share_one_bucket_for_exports_thumbnails_and_media() {
         "the reason names the store: {failed}"
     );
     let _s3 = Moto::start(&moto, Some(port)).await;
-    let (_, queued) = call(
-        reqwest::Method::POST,
-        format!("{base_a}/v1/decks/{deck}/exports"),
-        Some(json!({"format": "zip"})),
-    )
-    .await;
-    let done = finished(
-        &client,
-        &base_a,
-        &key,
-        deck,
-        queued["data"]["id"].as_i64().unwrap(),
-    )
-    .await;
+    let done = export_through(base_a.clone()).await;
     assert_eq!(done["status"], "completed", "{done}");
     let resp = reqwest::get(on(&base_b, done["download_url"].as_str().unwrap()))
         .await

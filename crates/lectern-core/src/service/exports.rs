@@ -387,12 +387,7 @@ impl Worker<'_> {
         &self,
         deck_id: i64,
     ) -> Result<crate::service::viewer::ViewedDeck> {
-        let deck = self
-            .0
-            .store()
-            .find_deck(deck_id)
-            .await?
-            .ok_or_else(Error::deck_not_found)?;
+        let deck = self.queued_deck(deck_id).await?;
         self.0.viewed(deck, true).await
     }
 
@@ -401,13 +396,17 @@ impl Worker<'_> {
         &self,
         deck_id: i64,
     ) -> Result<crate::service::viewer::ViewedDeck> {
-        let deck = self
-            .0
+        let deck = self.queued_deck(deck_id).await?;
+        self.0.viewed_first(deck, false, 1).await
+    }
+
+    /// The deck a queued job names, whoever owns it.
+    async fn queued_deck(&self, deck_id: i64) -> Result<crate::store::DeckRecord> {
+        self.0
             .store()
             .find_deck(deck_id)
             .await?
-            .ok_or_else(Error::deck_not_found)?;
-        self.0.viewed_first(deck, false, 1).await
+            .ok_or_else(Error::deck_not_found)
     }
 
     /// The slides of an export's deck in presentation order (vertical groups in order),
