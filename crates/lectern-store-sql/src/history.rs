@@ -11,7 +11,7 @@ use flate2::Compression;
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 use lectern_core::auth::Author;
-use lectern_core::layout::SlideSlot;
+use lectern_core::layout::{SlideSlot, Slots};
 use lectern_core::revision::{DeckSettings, Operation, Precondition, WriteContext};
 use lectern_core::secret::sha256_hex;
 use lectern_core::store::{DeckRecord, OrderScope, SlideHtmlRecord};
@@ -275,23 +275,6 @@ pub(crate) async fn record_revision(
     insert_entry(tx, deck_id, at, entry).await
 }
 
-/// The slots an edit decides on: read in its transaction, or the core's known order.
-pub(crate) enum Slots {
-    Read(Vec<SlideSlot>),
-    Known(std::sync::Arc<Vec<SlideSlot>>),
-}
-
-impl std::ops::Deref for Slots {
-    type Target = [SlideSlot];
-
-    fn deref(&self) -> &[SlideSlot] {
-        match self {
-            Slots::Read(v) => v,
-            Slots::Known(v) => v,
-        }
-    }
-}
-
 /// Records a revision's entry (the deck's revision already set, see
 /// [`SqlStore::next_revision`]).
 pub(crate) async fn insert_entry(
@@ -413,9 +396,16 @@ impl SqlStore {
     ) -> Result<Option<(i64, Slots)>> {
         // The slots the edit decides on: every slide, or one ($4); none to read here when
         // the core knows the order (it is read afterwards if the revision differs).
-        // An earlier write of the open batch knows a newer order than the core can.
+        // An earlier write through this writer may know a newer order than the core's cache
+        // (or the cache a newer one, read after another process wrote): the newer is used.
         let (only, known) = match scope {
-            OrderScope::Whole(known) => (None, tx.batch_order(deck_id).or(known.clone())),
+            OrderScope::Whole(known) => {
+                let newest = match (tx.batch_order(deck_id), known.clone()) {
+                    (Some(b), Some(k)) if k.revision > b.revision => Some(k),
+                    (b, k) => b.or(k),
+                };
+                (None, newest)
+            }
             OrderScope::Slide(id) => (Some(id.as_str()), None),
         };
         let filter = if only.is_some() { " AND id = $4" } else { "" };
@@ -449,9 +439,9 @@ impl SqlStore {
         };
         Precondition::check(ctx.precondition.as_ref(), deck_id, next - 1)?;
         let slots = match known {
-            Some(k) if k.revision == next - 1 => Slots::Known(k.slots),
-            _ if read_here => Slots::Read(crate::rows::unpack_slots(&packed)?),
-            _ => Slots::Read(crate::slides::slots_of(&mut **tx, deck_id, only).await?),
+            Some(k) if k.revision == next - 1 => k.slots,
+            _ if read_here => Slots::from(crate::rows::unpack_slots(&packed)?),
+            _ => Slots::from(crate::slides::slots_of(&mut **tx, deck_id, only).await?),
         };
         Ok(Some((next, slots)))
     }

@@ -32,6 +32,10 @@ use crate::fault;
 /// The most writes one commit takes; the next write starts a new transaction.
 const MAX_BATCH: usize = 256;
 
+/// The most decks whose order the writer keeps between batches (past it, it forgets them
+/// all; the orders are shared with the core's cache, so each costs little).
+const MAX_KNOWN_ORDERS: usize = 64;
+
 /// Where write transactions come from.
 #[derive(Clone)]
 pub(crate) enum Writer {
@@ -94,8 +98,8 @@ enum Inner {
 }
 
 impl Tx {
-    /// The order of deck `deck_id` as an earlier write of the open batch left it, at the
-    /// revision that write made (not committed yet, but this write sees it).
+    /// The order of deck `deck_id` as an earlier write left it, at the revision that write
+    /// made (committed, or released into the open batch: this write sees it either way).
     pub(crate) fn batch_order(&self, deck_id: i64) -> Option<KnownOrder> {
         match &self.0 {
             Inner::Grouped(Some(batch), _) => batch.orders.get(&deck_id).cloned(),
@@ -268,8 +272,9 @@ struct Batch {
     unreleased: bool,
     /// The writes released into the open transaction, waiting for its commit.
     waiters: Vec<oneshot::Sender<std::result::Result<(), Arc<str>>>>,
-    /// Slide orders as the released writes of the open transaction left them, so that the
-    /// next write to the same deck need not read its order (see `Tx::batch_order`).
+    /// Slide orders as the released writes of the open transaction and the committed ones
+    /// before it left them, so that the next write to the same deck need not read its order
+    /// (see `Tx::batch_order`).
     orders: std::collections::HashMap<i64, KnownOrder>,
 }
 
@@ -294,11 +299,16 @@ impl Batch {
     }
 
     /// Commits the open transaction, tells its waiting writes, and answers the outcome.
+    /// The orders its writes left stay known once committed (the order of a deck at a
+    /// revision never changes), so that the next batch's first write to a deck need not
+    /// read its order either; after a failed commit they are forgotten.
     async fn commit(&mut self) -> Result<()> {
         let result = self.run("COMMIT").await;
         self.open = false;
         self.unreleased = false;
-        self.orders.clear();
+        if result.is_err() || self.orders.len() > MAX_KNOWN_ORDERS {
+            self.orders.clear();
+        }
         let outcome = result
             .as_ref()
             .map(|_| ())
@@ -407,8 +417,8 @@ mod tests {
             == 1
     }
 
-    /// A write's order is seen by the next writes of its batch once it was released, never
-    /// by a write of a later transaction, and never when the write was dropped.
+    /// A write's order is seen by the next writes once it was released, by those of its
+    /// batch and, once committed, of the later ones; never when the write was dropped.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn the_next_write_of_a_batch_sees_the_order_a_released_write_left() {
         let dir = tempfile::tempdir().unwrap();
@@ -416,7 +426,7 @@ mod tests {
         let writer = Writer::group(write);
         let order = |revision| KnownOrder {
             revision,
-            slots: Arc::new(Vec::new()),
+            slots: Default::default(),
         };
         // A dropped write leaves nothing.
         let mut dropped = writer.begin().await.unwrap();
@@ -447,8 +457,8 @@ mod tests {
         let later = writer.begin().await.unwrap();
         assert_eq!(
             later.batch_order(1),
-            None,
-            "a committed batch forgets its orders"
+            Some(order(5)),
+            "a committed batch's orders stay known"
         );
     }
 

@@ -23,6 +23,95 @@ pub struct SlideSlot {
     pub group: Option<i64>,
 }
 
+/// A deck's slides in order: a persistent vector, so that the order after an edit shares
+/// everything but what the edit changed with the order before it (adding a slide at the end
+/// of 10,000 copies none of the others), and a copy kept by a cache costs nothing. It knows
+/// its number of horizontal positions, so that the last slide's position (a slide just
+/// added at the end) takes no scan of the others.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Slots {
+    slides: Slides,
+    stacks: i64,
+}
+
+type Slides = imbl::Vector<SlideSlot>;
+
+impl Slots {
+    fn counted(slides: Slides) -> Slots {
+        let mut previous = None;
+        let mut stacks = 0;
+        for s in slides.leaves().flatten() {
+            if !continues_group(previous, s) {
+                stacks += 1;
+            }
+            previous = Some(s);
+        }
+        Slots { slides, stacks }
+    }
+
+    /// These slides, then `more` after the last one.
+    fn appended<'a>(&self, more: impl IntoIterator<Item = &'a SlideSlot>) -> Slots {
+        let mut out = self.clone();
+        for s in more {
+            if !continues_group(out.slides.last(), s) {
+                out.stacks += 1;
+            }
+            out.slides.push_back(s.clone());
+        }
+        out
+    }
+
+    /// The position of the last slide, without looking at the slides before its stack.
+    pub fn last_position(&self) -> Option<Position> {
+        let last = self.slides.last()?;
+        let mut vertical = 0;
+        if last.group.is_some() {
+            let stack = self.slides.iter().rev().skip(1);
+            vertical = stack.take_while(|s| s.group == last.group).count() as i64;
+        }
+        Some(Position {
+            horizontal: self.stacks - 1,
+            vertical: (vertical > 0).then_some(vertical),
+        })
+    }
+}
+
+/// Whether `s` is in the vertical group of the slide before it.
+fn continues_group(previous: Option<&SlideSlot>, s: &SlideSlot) -> bool {
+    s.group.is_some() && previous.is_some_and(|p| p.group == s.group)
+}
+
+impl std::ops::Deref for Slots {
+    type Target = Slides;
+
+    fn deref(&self) -> &Slides {
+        &self.slides
+    }
+}
+
+impl<'a> IntoIterator for &'a Slots {
+    type Item = &'a SlideSlot;
+    type IntoIter =
+        std::iter::Flatten<imbl::vector::Chunks<'a, SlideSlot, imbl::shared_ptr::DefaultSharedPtr>>;
+
+    /// In order, a run of contiguous slides at a time (faster than looking each one up).
+    fn into_iter(self) -> Self::IntoIter {
+        self.slides.leaves().flatten()
+    }
+}
+
+impl From<Vec<SlideSlot>> for Slots {
+    fn from(slides: Vec<SlideSlot>) -> Slots {
+        Slots::counted(Slides::from(slides))
+    }
+}
+
+impl FromIterator<SlideSlot> for Slots {
+    fn from_iter<I: IntoIterator<Item = SlideSlot>>(slides: I) -> Slots {
+        Slots::counted(slides.into_iter().collect())
+    }
+}
+
 /// Where a slide is shown (interface 2.7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct Position {
@@ -56,12 +145,24 @@ pub struct Plan {
 }
 
 /// The positions of `slides` (which must be in rank order), in the same order.
-pub fn positions(slides: &[SlideSlot]) -> Vec<Position> {
-    let mut out = Vec::with_capacity(slides.len());
+pub fn positions<'a>(slides: impl IntoIterator<Item = &'a SlideSlot>) -> Vec<Position> {
+    positions_of(slides.into_iter()).collect()
+}
+
+/// The position of the slide at index `i` of `slides`, without keeping the others'.
+pub fn position_at(slides: &Slots, i: usize) -> Option<Position> {
+    positions_of(slides.into_iter()).nth(i)
+}
+
+/// The positions of slides given in rank order, one per slide.
+fn positions_of<'a>(slides: impl Iterator<Item = &'a SlideSlot>) -> impl Iterator<Item = Position> {
+    let mut slides = slides.peekable();
+    let mut previous: Option<&SlideSlot> = None;
     let mut horizontal = -1;
     let mut vertical = 0;
-    for (i, s) in slides.iter().enumerate() {
-        let continues_group = i > 0 && s.group.is_some() && slides[i - 1].group == s.group;
+    std::iter::from_fn(move || {
+        let s = slides.next()?;
+        let continues_group = continues_group(previous, s);
         if continues_group {
             vertical += 1;
         } else {
@@ -69,13 +170,13 @@ pub fn positions(slides: &[SlideSlot]) -> Vec<Position> {
             vertical = 0;
         }
         let in_group = s.group.is_some()
-            && (continues_group || slides.get(i + 1).is_some_and(|n| n.group == s.group));
-        out.push(Position {
+            && (continues_group || slides.peek().is_some_and(|n| n.group == s.group));
+        previous = Some(s);
+        Some(Position {
             horizontal,
             vertical: in_group.then_some(vertical),
-        });
-    }
-    out
+        })
+    })
 }
 
 /// Rank keys and groups for a new deck made of `stacks` (each stack: the number of slides at
@@ -93,7 +194,7 @@ pub fn initial_slots(stacks: &[usize]) -> Vec<(String, Option<i64>)> {
     out
 }
 
-fn index_of(slides: &[SlideSlot], id: &str) -> Option<usize> {
+fn index_of(slides: &Slides, id: &str) -> Option<usize> {
     slides.iter().position(|s| s.id == id)
 }
 
@@ -104,7 +205,7 @@ fn reference_not_found(field: &str, id: &str) -> Error {
 /// Inserts `ids` (in order) at `anchor` into `rest`; returns their new slots. The slides join
 /// the reference's vertical group when it is in one (`in_group` says so, judged before the
 /// operation removed anything), otherwise they become horizontal slides.
-fn place(rest: &[SlideSlot], ids: &[String], at: usize, group: Option<i64>) -> Vec<SlideSlot> {
+fn place(rest: &Slides, ids: &[String], at: usize, group: Option<i64>) -> Vec<SlideSlot> {
     let lower = at.checked_sub(1).map(|i| rest[i].rank.as_str());
     let upper = rest.get(at).map(|s| s.rank.as_str());
     rank::n_between(lower, upper, ids.len())
@@ -122,10 +223,10 @@ fn place(rest: &[SlideSlot], ids: &[String], at: usize, group: Option<i64>) -> V
 /// request field for errors. `before` is the order before the operation (whose groups
 /// count).
 fn resolve(
-    rest: &[SlideSlot],
+    rest: &Slides,
     anchor: &Anchor,
     field: &str,
-    before: &[SlideSlot],
+    before: &Slides,
 ) -> Result<(usize, Option<i64>)> {
     match anchor {
         Anchor::End => Ok((rest.len(), None)),
@@ -143,7 +244,7 @@ fn resolve(
 }
 
 /// Group numbers left with one slide after an operation: that slide becomes horizontal.
-fn collapse_groups_of_one(after: &[SlideSlot]) -> Vec<SlideSlot> {
+fn collapse_groups_of_one(after: &Slides) -> Vec<SlideSlot> {
     let mut counts: HashMap<i64, usize> = HashMap::new();
     for s in after {
         if let Some(g) = s.group {
@@ -161,7 +262,7 @@ fn collapse_groups_of_one(after: &[SlideSlot]) -> Vec<SlideSlot> {
 }
 
 /// Adds one slide with id `new_id` at `anchor` (interface 4.4 `add_slide`).
-pub fn add(slides: &[SlideSlot], new_id: &str, anchor: &Anchor) -> Result<Plan> {
+pub fn add(slides: &Slots, new_id: &str, anchor: &Anchor) -> Result<Plan> {
     let field = match anchor {
         Anchor::Before(_) => "insert_before_slide_id",
         _ => "insert_after_slide_id",
@@ -176,7 +277,7 @@ pub fn add(slides: &[SlideSlot], new_id: &str, anchor: &Anchor) -> Result<Plan> 
 
 /// The requested `ids` that are in the deck (in the given order) and those that are not;
 /// 404 when none is.
-fn known_and_missing(slides: &[SlideSlot], ids: &[String]) -> Result<(Vec<String>, Vec<String>)> {
+fn known_and_missing(slides: &Slots, ids: &[String]) -> Result<(Vec<String>, Vec<String>)> {
     let present: HashSet<&str> = slides.iter().map(|s| s.id.as_str()).collect();
     let (known, missing): (Vec<String>, Vec<String>) = ids
         .iter()
@@ -196,11 +297,11 @@ struct Moving {
     /// The requested ids that are not.
     missing: Vec<String>,
     /// The deck without the moved slides.
-    rest: Vec<SlideSlot>,
+    rest: Slots,
 }
 
 impl Moving {
-    fn split(slides: &[SlideSlot], ids: &[String], target: &str, field: &str) -> Result<Moving> {
+    fn split(slides: &Slots, ids: &[String], target: &str, field: &str) -> Result<Moving> {
         if ids.iter().any(|id| id == target) {
             return Err(Error::invalid(format!(
                 "{field}: the target slide {target:?} cannot be one of the moved slides"
@@ -227,7 +328,7 @@ impl Moving {
 /// The plan that puts `known` at index `at` of `rest` in `group`, after `regrouped` (slides
 /// of `rest` given another group) changed; groups left with one slide end.
 fn moved_plan(
-    rest: Vec<SlideSlot>,
+    rest: Slots,
     known: Vec<String>,
     missing: Vec<String>,
     at: usize,
@@ -235,13 +336,15 @@ fn moved_plan(
     mut regrouped: Vec<SlideSlot>,
 ) -> Plan {
     let placed = place(&rest, &known, at, group);
-    let mut after = rest;
+    let mut after = rest.slides;
     for r in &regrouped {
         if let Some(s) = after.iter_mut().find(|s| s.id == r.id) {
             s.group = r.group;
         }
     }
-    after.splice(at..at, placed.iter().cloned());
+    let tail = after.split_off(at);
+    after.extend(placed.iter().cloned());
+    after.append(tail);
     regrouped.extend(placed);
     for collapsed in collapse_groups_of_one(&after) {
         match regrouped.iter_mut().find(|s| s.id == collapsed.id) {
@@ -259,7 +362,7 @@ fn moved_plan(
 
 /// Moves the known `ids`, in the given order, before or after the target (4.4
 /// `move_slides`). `ids` must already be checked for count and uniqueness.
-pub fn move_slides(slides: &[SlideSlot], ids: &[String], anchor: &Anchor) -> Result<Plan> {
+pub fn move_slides(slides: &Slots, ids: &[String], anchor: &Anchor) -> Result<Plan> {
     let (target, field) = match anchor {
         Anchor::Before(t) => (t, "insert_before_slide_id"),
         Anchor::After(t) => (t, "insert_after_slide_id"),
@@ -291,7 +394,7 @@ pub enum Stacking {
 /// Moves the known `ids`, in the given order, as `stacking` says (`group_slides`, an
 /// extension of the interface for the editor). The same checks as [`move_slides`]; a group
 /// left with one slide ends as for any move.
-pub fn group_slides(slides: &[SlideSlot], ids: &[String], stacking: &Stacking) -> Result<Plan> {
+pub fn group_slides(slides: &Slots, ids: &[String], stacking: &Stacking) -> Result<Plan> {
     let (target, field) = match stacking {
         Stacking::Below(t) => (t, "below_slide_id"),
         Stacking::AfterStack(t) => (t, "after_stack_of_slide_id"),
@@ -333,7 +436,7 @@ pub fn group_slides(slides: &[SlideSlot], ids: &[String], stacking: &Stacking) -
 }
 
 /// Removes the known `ids` (4.4 `remove_slides`). Removing every slide is rejected.
-pub fn remove(slides: &[SlideSlot], ids: &[String]) -> Result<Plan> {
+pub fn remove(slides: &Slots, ids: &[String]) -> Result<Plan> {
     let (known, missing) = known_and_missing(slides, ids)?;
     if known.len() == slides.len() {
         return Err(Error::invalid(
@@ -341,7 +444,7 @@ pub fn remove(slides: &[SlideSlot], ids: &[String]) -> Result<Plan> {
         ));
     }
     let removing: HashSet<&str> = known.iter().map(String::as_str).collect();
-    let after: Vec<SlideSlot> = slides
+    let after: Slots = slides
         .iter()
         .filter(|s| !removing.contains(s.id.as_str()))
         .cloned()
@@ -358,9 +461,15 @@ pub fn remove(slides: &[SlideSlot], ids: &[String]) -> Result<Plan> {
 /// Applies a plan to `slides` (in rank order), returning the new order (what the backend's
 /// rows will be). The slides the plan leaves alone stay in order, so the placed ones are
 /// merged in: no sort of the whole deck.
-pub fn apply(slides: &[SlideSlot], plan: &Plan) -> Vec<SlideSlot> {
+pub fn apply(slides: &Slots, plan: &Plan) -> Slots {
     let mut placed: Vec<&SlideSlot> = plan.reposition.iter().chain(&plan.insert).collect();
     placed.sort_by(|a, b| a.rank.cmp(&b.rank));
+    let after_the_last = |p: &&SlideSlot| slides.last().is_none_or(|l| l.rank < p.rank);
+    if plan.delete.is_empty() && plan.reposition.is_empty() && placed.iter().all(after_the_last) {
+        // New slides after the last one (adding at the end): the order before, shared, and
+        // them.
+        return slides.appended(placed);
+    }
     let left: HashSet<&str> = plan
         .delete
         .iter()
@@ -379,20 +488,20 @@ pub fn apply(slides: &[SlideSlot], plan: &Plan) -> Vec<SlideSlot> {
         out.push(s.clone());
     }
     out.extend(placed.cloned());
-    out
+    Slots::from(out)
 }
 
 /// `plan`, or only its count and missing ids when applying it would leave every slide where
 /// it is (same order, same vertical groups): such a move changes nothing and writes nothing.
-pub fn unless_unchanged(slides: &[SlideSlot], plan: Plan) -> Plan {
+pub fn unless_unchanged(slides: &Slots, plan: Plan) -> Plan {
     applied_unless_unchanged(slides, plan).0
 }
 
 /// [`unless_unchanged`], with the order after it.
-pub fn applied_unless_unchanged(slides: &[SlideSlot], plan: Plan) -> (Plan, Vec<SlideSlot>) {
+pub fn applied_unless_unchanged(slides: &Slots, plan: Plan) -> (Plan, Slots) {
     let after = apply(slides, &plan);
     let same = after.len() == slides.len()
-        && after.iter().zip(slides).all(|(a, b)| a.id == b.id)
+        && after.iter().zip(slides.iter()).all(|(a, b)| a.id == b.id)
         && positions(&after) == positions(slides);
     if same {
         let nothing = Plan {
@@ -400,7 +509,7 @@ pub fn applied_unless_unchanged(slides: &[SlideSlot], plan: Plan) -> (Plan, Vec<
             missing: plan.missing,
             ..Plan::default()
         };
-        (nothing, slides.to_vec())
+        (nothing, slides.clone())
     } else {
         (plan, after)
     }
@@ -410,9 +519,8 @@ pub fn applied_unless_unchanged(slides: &[SlideSlot], plan: Plan) -> (Plan, Vec<
 /// `<section>` wrapping its slides' sections. `slides` (a slide's place and its stored
 /// `<section>`) must be in presentation order.
 pub fn render_deck_html<'a>(slides: impl IntoIterator<Item = (&'a SlideSlot, &'a str)>) -> String {
-    let (slots, htmls): (Vec<SlideSlot>, Vec<&str>) =
-        slides.into_iter().map(|(s, h)| (s.clone(), h)).unzip();
-    let positions = positions(&slots);
+    let (slots, htmls): (Vec<&SlideSlot>, Vec<&str>) = slides.into_iter().unzip();
+    let positions: Vec<Position> = positions_of(slots.into_iter()).collect();
     let mut out = String::new();
     for (i, (html, pos)) in htmls.iter().zip(&positions).enumerate() {
         let opens_group = pos.vertical == Some(0);

@@ -4,7 +4,7 @@ use super::*;
 use proptest::prelude::*;
 
 /// A deck from stack sizes, with ids s0, s1, ...
-fn deck(stacks: &[usize]) -> Vec<SlideSlot> {
+fn deck(stacks: &[usize]) -> Slots {
     initial_slots(stacks)
         .into_iter()
         .enumerate()
@@ -17,7 +17,7 @@ fn deck(stacks: &[usize]) -> Vec<SlideSlot> {
 }
 
 /// The deck as stacks of ids, e.g. [["s0"], ["s1", "s2"]].
-fn shape(slides: &[SlideSlot]) -> Vec<Vec<String>> {
+fn shape(slides: &Slots) -> Vec<Vec<String>> {
     let mut out: Vec<Vec<String>> = Vec::new();
     for (s, p) in slides.iter().zip(positions(slides)) {
         if p.vertical.unwrap_or(0) == 0 {
@@ -224,12 +224,20 @@ fn removing_every_slide_or_none_known_is_rejected() {
 }
 
 /// Checks the invariants of a stored order.
-fn check_invariants(slides: &[SlideSlot]) -> std::result::Result<(), TestCaseError> {
+fn check_invariants(slides: &Slots) -> std::result::Result<(), TestCaseError> {
     prop_assert!(
-        slides.windows(2).all(|w| w[0].rank < w[1].rank),
+        slides
+            .iter()
+            .zip(slides.iter().skip(1))
+            .all(|(a, b)| a.rank < b.rank),
         "ranks not increasing"
     );
     let p = positions(slides);
+    for (i, pos) in p.iter().enumerate() {
+        prop_assert_eq!(position_at(slides, i), Some(*pos));
+    }
+    prop_assert_eq!(position_at(slides, p.len()), None);
+    prop_assert_eq!(slides.last_position(), p.last().copied());
     let mut expected_h = 0;
     for (i, pos) in p.iter().enumerate() {
         if i > 0 && pos.horizontal == p[i - 1].horizontal {
@@ -285,7 +293,7 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 /// Picks an id by index: past the end of the deck it names an unknown slide.
-fn pick(slides: &[SlideSlot], i: usize) -> String {
+fn pick(slides: &Slots, i: usize) -> String {
     slides
         .get(i)
         .map_or_else(|| format!("unknown{i}"), |s| s.id.clone())
@@ -293,7 +301,7 @@ fn pick(slides: &[SlideSlot], i: usize) -> String {
 
 /// [`apply`], checked against the obvious way: drop the deleted and replaced slides, add
 /// the placed ones, sort the whole deck by rank.
-fn applied(slides: &[SlideSlot], plan: &Plan) -> Vec<SlideSlot> {
+fn applied(slides: &Slots, plan: &Plan) -> Slots {
     let fast = apply(slides, plan);
     let gone: HashSet<&str> = plan
         .delete
@@ -310,7 +318,8 @@ fn applied(slides: &[SlideSlot], plan: &Plan) -> Vec<SlideSlot> {
         .collect();
     slow.sort_by(|a, b| a.rank.cmp(&b.rank));
     assert_eq!(
-        fast, slow,
+        fast,
+        Slots::from(slow),
         "apply merges into the same order a full sort gives"
     );
     fast

@@ -413,8 +413,7 @@ impl Worker<'_> {
     /// each sanitised as its pages show it, with its notes and position.
     pub async fn slides_for_export(&self, deck_id: i64) -> Result<Vec<ExportSlide>> {
         let slides = self.0.store().deck_slides_html(deck_id).await?;
-        let slots: Vec<crate::layout::SlideSlot> = slides.iter().map(|s| s.slot.clone()).collect();
-        let positions = crate::layout::positions(&slots);
+        let positions = crate::layout::positions(slides.iter().map(|s| &s.slot));
         Ok(slides
             .into_iter()
             .zip(positions)

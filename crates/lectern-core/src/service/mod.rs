@@ -9,7 +9,7 @@ use crate::deck::{DeckPatch, MAX_TITLE_CHARS, NewDeck, NewSlide, Visibility, def
 use crate::html::{Notes, SlideHtml};
 use crate::ids::{DeckId, SlideId};
 use crate::import::ImportedDeck;
-use crate::layout::{self, Position, SlideSlot};
+use crate::layout::{self, Position, SlideSlot, Slots};
 use crate::params::{PageMeta, Paging};
 use crate::revision::{Operation, Precondition, WriteContext};
 use crate::secret::{self, NewApiKey, Secret};

@@ -25,9 +25,12 @@ pub(crate) struct Order {
 }
 
 struct OrderData {
-    /// Shared with the store when a write decides on this order ([`KnownOrder`]).
-    slots: Arc<Vec<SlideSlot>>,
-    positions: Vec<Position>,
+    /// Shared with the store when a write decides on this order ([`KnownOrder`]), and with
+    /// the orders before and after it (a persistent vector).
+    slots: Slots,
+    /// Each slide's position, made when first asked for (a write that adds a slide needs
+    /// only the new slide's).
+    positions: OnceLock<Vec<Position>>,
     /// Each slide's index in `slots`, made on the first look-up by id (an order cached by a
     /// write may only ever be written on again).
     index: OnceLock<HashMap<String, usize>>,
@@ -35,17 +38,16 @@ struct OrderData {
 
 impl Order {
     pub(crate) fn new(revision: i64, slots: Vec<SlideSlot>) -> Order {
-        Order::shared(revision, Arc::new(slots))
+        Order::shared(revision, Slots::from(slots))
     }
 
     /// An order whose slots are shared with whoever made them (a write's `after`).
-    pub(crate) fn shared(revision: i64, slots: Arc<Vec<SlideSlot>>) -> Order {
-        let positions = layout::positions(&slots);
+    pub(crate) fn shared(revision: i64, slots: Slots) -> Order {
         Order {
             revision,
             data: Arc::new(OrderData {
                 slots,
-                positions,
+                positions: OnceLock::new(),
                 index: OnceLock::new(),
             }),
         }
@@ -67,12 +69,14 @@ impl Order {
         }
     }
 
-    pub fn slots(&self) -> &[SlideSlot] {
+    pub fn slots(&self) -> &Slots {
         &self.data.slots
     }
 
     pub fn positions(&self) -> &[Position] {
-        &self.data.positions
+        self.data
+            .positions
+            .get_or_init(|| layout::positions(&self.data.slots))
     }
 
     /// Where slide `id` is, for a slide just added: looked for from the end (where new
@@ -82,8 +86,15 @@ impl Order {
         if self.data.index.get().is_some() {
             return self.position(id);
         }
-        let i = self.data.slots.iter().rposition(|s| s.id == id)?;
-        Some(self.data.positions[i])
+        let slots = &self.data.slots;
+        if slots.last().is_some_and(|s| s.id == id) {
+            return slots.last_position();
+        }
+        let i = slots.iter().rposition(|s| s.id == id)?;
+        match self.data.positions.get() {
+            Some(positions) => Some(positions[i]),
+            None => layout::position_at(&self.data.slots, i),
+        }
     }
 
     /// Where slide `id` is, if the deck has it.
@@ -96,7 +107,7 @@ impl Order {
                 .map(|(i, s)| (s.id.clone(), i))
                 .collect()
         });
-        index.get(id).map(|&i| self.data.positions[i])
+        index.get(id).map(|&i| self.positions()[i])
     }
 }
 

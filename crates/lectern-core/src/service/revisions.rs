@@ -58,11 +58,11 @@ impl Lectern {
     ) -> Result<RevisionDetailView> {
         caller.require(Scope::Read)?;
         let snapshot = self.snapshot(caller, deck_id, revision).await?;
-        let slots: Vec<SlideSlot> = snapshot.slides.iter().map(|s| s.slot.clone()).collect();
+        let positions = layout::positions(snapshot.slides.iter().map(|s| &s.slot));
         let slides = snapshot
             .slides
             .into_iter()
-            .zip(layout::positions(&slots))
+            .zip(positions)
             .map(|(s, position)| RevisionSlideView {
                 id: s.slot.id,
                 position,

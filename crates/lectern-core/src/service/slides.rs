@@ -20,7 +20,7 @@ impl Lectern {
         let (slots, positions) = (order.slots(), order.positions());
         let start = (paging.offset() as usize).min(slots.len());
         let end = (start + paging.limit() as usize).min(slots.len());
-        let ids: Vec<String> = slots[start..end].iter().map(|s| s.id.clone()).collect();
+        let ids: Vec<String> = (start..end).map(|i| slots[i].id.clone()).collect();
         let mut summaries: std::collections::HashMap<String, crate::store::SlideSummaryRecord> =
             self.store
                 .slide_summaries(deck.id, &ids)
@@ -93,7 +93,7 @@ impl Lectern {
                 deck_id,
                 Operation::AddSlide,
                 precondition,
-                Box::new(move |slots: &[SlideSlot]| {
+                Box::new(move |slots: &Slots| {
                     let plan = layout::add(slots, &new_id, &input.anchor)?;
                     let slot = plan.insert[0].clone();
                     Ok(SlideEdit {
@@ -104,7 +104,7 @@ impl Lectern {
                             slot.rank,
                             slot.group,
                         )],
-                        after: Arc::new(layout::apply(slots, &plan)),
+                        after: layout::apply(slots, &plan),
                         plan,
                         content: None,
                         revision: 0,
@@ -130,7 +130,7 @@ impl Lectern {
         // position comes from the order cache (carried over from the revision before).
         let editor = SlideEditor {
             scope: OrderScope::Slide(id.clone()),
-            decide: Box::new(move |slots: &[SlideSlot]| {
+            decide: Box::new(move |slots: &Slots| {
                 if !slots.iter().any(|s| s.id == id) {
                     return Err(slide_not_found());
                 }
@@ -247,7 +247,7 @@ impl Lectern {
         deck_id: DeckId,
         operation: Operation,
         precondition: Option<Precondition>,
-        plan: impl FnOnce(&[SlideSlot]) -> Result<(layout::Plan, Vec<SlideSlot>)> + Send + 'static,
+        plan: impl FnOnce(&Slots) -> Result<(layout::Plan, Slots)> + Send + 'static,
     ) -> Result<SlideCount> {
         caller.require(Scope::Manage)?;
         let (edit, _) = self
@@ -256,11 +256,11 @@ impl Lectern {
                 deck_id,
                 operation,
                 precondition,
-                Box::new(move |slots: &[SlideSlot]| {
+                Box::new(move |slots: &Slots| {
                     let (plan, after) = plan(slots)?;
                     Ok(SlideEdit {
                         plan,
-                        after: Arc::new(after),
+                        after,
                         ..SlideEdit::default()
                     })
                 }),

@@ -3,7 +3,7 @@
 
 use crate::Result;
 use crate::deck::{ThemeColor, ThemeFont, Transition, Visibility};
-use crate::layout::{Plan, SlideSlot};
+use crate::layout::{Plan, SlideSlot, Slots};
 use crate::time::Timestamp;
 
 /// An account as stored.
@@ -485,20 +485,20 @@ pub struct SlideEdit {
     pub content: Option<SlideContentPatch>,
     /// The deck's order after the edit, for the answer's position and the order cache
     /// (empty for a content edit).
-    pub after: std::sync::Arc<Vec<SlideSlot>>,
+    pub after: Slots,
     /// Set by the store: the deck's revision after the edit (unchanged when the edit
     /// changed nothing).
     pub revision: i64,
 }
 
 /// The core's decision, made inside the backend's transaction from the current order.
-pub type SlideEditFn = Box<dyn FnOnce(&[SlideSlot]) -> Result<SlideEdit> + Send>;
+pub type SlideEditFn = Box<dyn FnOnce(&Slots) -> Result<SlideEdit> + Send>;
 
 /// A deck's order as the core last saw it at `revision` (from its order cache).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KnownOrder {
     pub revision: i64,
-    pub slots: std::sync::Arc<Vec<SlideSlot>>,
+    pub slots: Slots,
 }
 
 /// How much of the deck's order a slide edit decides on.
