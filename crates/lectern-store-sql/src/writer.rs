@@ -123,11 +123,7 @@ impl Tx {
             }
             Inner::Grouped(slot, group) => {
                 let batch = slot.take().expect("a write commits once");
-                // In a task of its own, so that a caller that goes away cannot leave the
-                // batch half-committed.
-                tokio::spawn(group.clone().commit(batch, left))
-                    .await
-                    .map_err(Error::internal)?
+                group.clone().commit(batch, left).await
             }
         }
     }
@@ -226,7 +222,9 @@ impl Group {
 
     /// Keeps a write's changes (its savepoint is released by the next write's first
     /// statement, or by the COMMIT), then commits the batch if this write is its last, or
-    /// leaves the commit to the writes waiting and waits for its outcome.
+    /// leaves the commit to the writes waiting and waits for its outcome. Nothing is
+    /// awaited before the lock is handed on, except the COMMIT, which runs in a task of its
+    /// own so that a caller that goes away cannot leave the batch half-committed.
     async fn commit(
         self: Arc<Self>,
         mut batch: OwnedMutexGuard<Batch>,
@@ -237,7 +235,9 @@ impl Group {
             batch.orders.insert(deck_id, order);
         }
         if self.waiting.load(Ordering::SeqCst) == 0 || batch.waiters.len() >= MAX_BATCH {
-            return batch.commit().await;
+            return tokio::spawn(async move { batch.commit().await })
+                .await
+                .map_err(Error::internal)?;
         }
         let (done, outcome) = oneshot::channel();
         batch.waiters.push(done);
