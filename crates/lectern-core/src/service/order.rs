@@ -254,6 +254,20 @@ mod tests {
         assert_eq!(order.position("b"), Some(at(1, Some(0))));
         assert_eq!(order.position("c"), Some(at(1, Some(1))));
         assert_eq!(order.position("d"), None);
+        // A slide just added is found from the end: the last one by the order's stack count.
+        let fresh = Order::new(
+            4,
+            vec![
+                slot("a", "a", None),
+                slot("b", "b", None),
+                slot("c", "c", Some(2)),
+                slot("d", "d", Some(2)),
+            ],
+        );
+        assert_eq!(fresh.position_of_new("d"), Some(at(2, Some(1))));
+        assert_eq!(fresh.position_of_new("b"), Some(at(1, None)));
+        assert_eq!(fresh.position_of_new("e"), None);
+        assert_eq!(order.position_of_new("c"), Some(at(1, Some(1))));
     }
 
     #[test]
