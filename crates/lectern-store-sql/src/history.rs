@@ -14,7 +14,7 @@ use lectern_core::auth::Author;
 use lectern_core::layout::{SlideSlot, Slots};
 use lectern_core::revision::{DeckSettings, Operation, Precondition, WriteContext};
 use lectern_core::secret::sha256_hex;
-use lectern_core::store::{DeckRecord, OrderScope, SlideHtmlRecord};
+use lectern_core::store::{DeckRecord, KnownOrder, OrderScope, SlideHtmlRecord};
 use lectern_core::{Error, Result};
 
 use crate::decks::deck_in_tx;
@@ -398,14 +398,12 @@ impl SqlStore {
         // the core knows the order (it is read afterwards if the revision differs).
         // An earlier write through this writer may know a newer order than the core's cache
         // (or the cache a newer one, read after another process wrote): the newer is used.
+        let newest = |tx: &Tx, known: Option<KnownOrder>| match (tx.batch_order(deck_id), known) {
+            (Some(b), Some(k)) if k.revision > b.revision => Some(k),
+            (b, k) => b.or(k),
+        };
         let (only, known) = match scope {
-            OrderScope::Whole(known) => {
-                let newest = match (tx.batch_order(deck_id), known.clone()) {
-                    (Some(b), Some(k)) if k.revision > b.revision => Some(k),
-                    (b, k) => b.or(k),
-                };
-                (None, newest)
-            }
+            OrderScope::Whole(known) => (None, newest(tx, known.clone())),
             OrderScope::Slide(id) => (Some(id.as_str()), None),
         };
         let filter = if only.is_some() { " AND id = $4" } else { "" };
@@ -438,6 +436,12 @@ impl SqlStore {
             return Ok(None);
         };
         Precondition::check(ctx.precondition.as_ref(), deck_id, next - 1)?;
+        // Where the UPDATE waited for the deck's row (PostgreSQL), the write before it may
+        // have committed its order meanwhile.
+        let known = match scope {
+            OrderScope::Whole(_) if self.dialect.locks_rows() => newest(tx, known),
+            _ => known,
+        };
         let slots = match known {
             Some(k) if k.revision == next - 1 => k.slots,
             _ if read_here => Slots::from(crate::rows::unpack_slots(&packed)?),

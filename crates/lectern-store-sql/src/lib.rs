@@ -73,7 +73,7 @@ impl SqlStore {
     pub fn new(dialect: Dialect, read: AnyPool, write: AnyPool) -> Self {
         let writer = match dialect {
             Dialect::Sqlite => Writer::group(write),
-            Dialect::Postgres => Writer::Pool(write, dialect.begin()),
+            Dialect::Postgres => Writer::pool(write, dialect.begin()),
         };
         SqlStore {
             read,

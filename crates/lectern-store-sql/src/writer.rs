@@ -1,7 +1,7 @@
 //! Write transactions, and group commit on SQLite.
 //!
 //! PostgreSQL: every write is a transaction of its own on the shared pool, which carries
-//! many at once.
+//! many at once; the slide orders committed writes left are kept for the next writes.
 //!
 //! SQLite has one writer, and with `synchronous=FULL` every commit waits for an fsync. If
 //! each write committed alone, concurrent writers would queue behind one fsync at a time.
@@ -39,13 +39,47 @@ const MAX_KNOWN_ORDERS: usize = 64;
 /// Where write transactions come from.
 #[derive(Clone)]
 pub(crate) enum Writer {
-    /// A transaction of its own per write, started with the statement (PostgreSQL).
-    Pool(AnyPool, &'static str),
+    /// A transaction of its own per write, started with the statement (PostgreSQL), and the
+    /// orders its committed writes left.
+    Pool(AnyPool, &'static str, Arc<CommittedOrders>),
     /// Group commit on the one writer connection (SQLite).
     Group(Arc<Group>),
 }
 
+/// Slide orders as committed writes left them, by deck: the order of a deck at a revision
+/// never changes once committed, so the next write that finds that revision need not read
+/// it (PostgreSQL's concurrent writes to one deck wait for its row in turn, and find the
+/// order the one before them committed here rather than in the core's cache, which is
+/// filled a moment later).
+#[derive(Default)]
+pub(crate) struct CommittedOrders(std::sync::Mutex<std::collections::HashMap<i64, KnownOrder>>);
+
+impl CommittedOrders {
+    fn get(&self, deck_id: i64) -> Option<KnownOrder> {
+        let orders = self.0.lock().expect("orders lock: no panics inside");
+        orders.get(&deck_id).cloned()
+    }
+
+    fn put(&self, deck_id: i64, order: KnownOrder) {
+        let mut orders = self.0.lock().expect("orders lock: no panics inside");
+        if orders.len() > MAX_KNOWN_ORDERS {
+            orders.clear();
+        }
+        let newer = orders
+            .get(&deck_id)
+            .is_none_or(|o| o.revision < order.revision);
+        if newer {
+            orders.insert(deck_id, order);
+        }
+    }
+}
+
 impl Writer {
+    /// A transaction of its own per write on `pool`, started with `begin`.
+    pub(crate) fn pool(pool: AnyPool, begin: &'static str) -> Self {
+        Writer::Pool(pool, begin, Arc::default())
+    }
+
     /// Group commit over `pool`'s one connection, with its flusher task (needs a Tokio
     /// runtime).
     pub(crate) fn group(pool: AnyPool) -> Self {
@@ -63,9 +97,9 @@ impl Writer {
     /// Starts a write transaction.
     pub(crate) async fn begin(&self) -> Result<Tx> {
         match self {
-            Writer::Pool(pool, begin) => {
+            Writer::Pool(pool, begin, orders) => {
                 let tx = pool.begin_with(*begin).await.map_err(fault)?;
-                Ok(Tx(Inner::Alone(Some(tx)), None))
+                Ok(Tx(Inner::Alone(Some(tx), orders.clone()), None))
             }
             Writer::Group(group) => group.begin().await,
         }
@@ -74,7 +108,7 @@ impl Writer {
     /// Commits what is pending, gives the writer connection back and closes the pool.
     pub(crate) async fn close(&self) {
         match self {
-            Writer::Pool(pool, _) => pool.close().await,
+            Writer::Pool(pool, ..) => pool.close().await,
             Writer::Group(group) => {
                 let mut batch = group.batch.lock().await;
                 batch.finish().await;
@@ -92,7 +126,7 @@ pub(crate) struct Tx(Inner, Option<(i64, KnownOrder)>);
 
 enum Inner {
     /// `None` once committed.
-    Alone(Option<Transaction<'static, Any>>),
+    Alone(Option<Transaction<'static, Any>>, Arc<CommittedOrders>),
     /// A savepoint in the open shared transaction; `None` once committed.
     Grouped(Option<OwnedMutexGuard<Batch>>, Arc<Group>),
 }
@@ -103,7 +137,8 @@ impl Tx {
     pub(crate) fn batch_order(&self, deck_id: i64) -> Option<KnownOrder> {
         match &self.0 {
             Inner::Grouped(Some(batch), _) => batch.orders.get(&deck_id).cloned(),
-            _ => None,
+            Inner::Alone(_, orders) => orders.get(deck_id),
+            Inner::Grouped(None, _) => None,
         }
     }
 
@@ -117,9 +152,13 @@ impl Tx {
     pub(crate) async fn commit(mut self) -> Result<()> {
         let left = self.1.take();
         match &mut self.0 {
-            Inner::Alone(tx) => {
+            Inner::Alone(tx, orders) => {
                 let tx = tx.take().expect("a write commits once");
-                tx.commit().await.map_err(fault)
+                tx.commit().await.map_err(fault)?;
+                if let Some((deck_id, order)) = left {
+                    orders.put(deck_id, order);
+                }
+                Ok(())
             }
             Inner::Grouped(slot, group) => {
                 let batch = slot.take().expect("a write commits once");
@@ -148,7 +187,7 @@ impl Deref for Tx {
 
     fn deref(&self) -> &AnyConnection {
         match &self.0 {
-            Inner::Alone(tx) => tx.as_deref().expect("a write's connection"),
+            Inner::Alone(tx, _) => tx.as_deref().expect("a write's connection"),
             Inner::Grouped(slot, _) => slot
                 .as_ref()
                 .and_then(|b| b.conn.as_deref())
@@ -160,7 +199,7 @@ impl Deref for Tx {
 impl DerefMut for Tx {
     fn deref_mut(&mut self) -> &mut AnyConnection {
         match &mut self.0 {
-            Inner::Alone(tx) => tx.as_deref_mut().expect("a write's connection"),
+            Inner::Alone(tx, _) => tx.as_deref_mut().expect("a write's connection"),
             Inner::Grouped(slot, _) => slot
                 .as_mut()
                 .and_then(|b| b.conn.as_deref_mut())
