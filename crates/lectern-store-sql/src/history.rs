@@ -398,7 +398,7 @@ impl SqlStore {
         // the core knows the order (it is read afterwards if the revision differs).
         // An earlier write through this writer may know a newer order than the core's cache
         // (or the cache a newer one, read after another process wrote): the newer is used.
-        let newest = |tx: &Tx, known: Option<KnownOrder>| match (tx.batch_order(deck_id), known) {
+        let newest = |tx: &Tx, known: Option<KnownOrder>| match (tx.left_order(deck_id), known) {
             (Some(b), Some(k)) if k.revision > b.revision => Some(k),
             (b, k) => b.or(k),
         };

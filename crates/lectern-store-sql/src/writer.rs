@@ -134,7 +134,7 @@ enum Inner {
 impl Tx {
     /// The order of deck `deck_id` as an earlier write left it, at the revision that write
     /// made (committed, or released into the open batch: this write sees it either way).
-    pub(crate) fn batch_order(&self, deck_id: i64) -> Option<KnownOrder> {
+    pub(crate) fn left_order(&self, deck_id: i64) -> Option<KnownOrder> {
         match &self.0 {
             Inner::Grouped(Some(batch), _) => batch.orders.get(&deck_id).cloned(),
             Inner::Alone(_, orders) => orders.get(deck_id),
@@ -313,7 +313,7 @@ struct Batch {
     waiters: Vec<oneshot::Sender<std::result::Result<(), Arc<str>>>>,
     /// Slide orders as the released writes of the open transaction and the committed ones
     /// before it left them, so that the next write to the same deck need not read its order
-    /// (see `Tx::batch_order`).
+    /// (see `Tx::left_order`).
     orders: std::collections::HashMap<i64, KnownOrder>,
 }
 
@@ -472,7 +472,7 @@ mod tests {
         dropped.leave_order(1, order(4));
         drop(dropped);
         let mut first = writer.begin().await.unwrap();
-        assert_eq!(first.batch_order(1), None);
+        assert_eq!(first.left_order(1), None);
         insert(&mut first, 1).await;
         first.leave_order(1, order(5));
         // A second write waits for the lock, so the first leaves the commit to it.
@@ -480,7 +480,7 @@ mod tests {
             let writer = writer.clone();
             async move {
                 let mut tx = writer.begin().await.unwrap();
-                let seen = tx.batch_order(1);
+                let seen = tx.left_order(1);
                 insert(&mut tx, 2).await;
                 tx.commit().await.unwrap();
                 seen
@@ -495,7 +495,7 @@ mod tests {
         assert_eq!(second.await.unwrap(), Some(order(5)));
         let later = writer.begin().await.unwrap();
         assert_eq!(
-            later.batch_order(1),
+            later.left_order(1),
             Some(order(5)),
             "a committed batch's orders stay known"
         );
