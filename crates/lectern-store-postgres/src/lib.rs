@@ -16,7 +16,7 @@ use async_trait::async_trait;
 use lectern_core::store::RateUsage;
 use lectern_core::store::cache::Fence;
 use lectern_core::{Error, Result};
-use lectern_store_sql::{Dialect, RateExchange, SqlStore, fault};
+use lectern_store_sql::{RateExchange, SqlStore, fault};
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
 
@@ -50,7 +50,7 @@ pub async fn open(url: &str) -> Result<SqlStore> {
         .connect_with(AnyConnectOptions::from_str(url).map_err(fault)?)
         .await
         .map_err(fault)?;
-    let store = SqlStore::new(Dialect::Postgres, pool.clone(), pool);
+    let store = SqlStore::postgres(pool);
     store.record_missing_history().await?;
     Ok(store.with_rate_exchange(Arc::new(PgRates { pool: native })))
 }

@@ -21,7 +21,7 @@ impl AccountStore for SqlStore {
     async fn create_user(&self, user: NewUserRecord) -> Result<i64> {
         let at = user.created_at.unix_micros();
         let mut tx = self.begin_write().await?;
-        let result = sqlx::query_scalar(
+        let result = tx.scalar(sqlx::query(
             "INSERT INTO users (username, email, name, password_hash, team_id, created_at, updated_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
         )
@@ -31,8 +31,7 @@ impl AccountStore for SqlStore {
         .bind(&user.password_hash)
         .bind(user.team_id)
         .bind(at)
-        .bind(at)
-        .fetch_one(&mut *tx)
+        .bind(at))
         .await;
         match result {
             Ok(id) => {

@@ -14,7 +14,7 @@ use lectern_core::{Error, Result};
 use crate::history::{Entry, Likely, Texts, insert_entry, record_revision, record_slide};
 use crate::rows::{Columns, DECK_SELECT, deck_row};
 use crate::slides::insert_slide;
-use crate::{SqlStore, Tx, all, fault, optional, run, time};
+use crate::{SqlStore, Tx, all, fault, optional, time};
 
 impl SqlStore {
     /// Whether the owner's deck exists outside the trash, locking its row for the rest of
@@ -35,11 +35,10 @@ impl SqlStore {
 /// Whether the owner has a deck with `slug` (one look-up in the unique index).
 async fn slug_taken(tx: &mut Tx, owner_id: i64, slug: &str) -> Result<bool> {
     let query = sqlx::query("SELECT 1 FROM decks WHERE owner_id = $1 AND slug = $2");
-    Ok(
-        optional(&mut **tx, query.bind(owner_id).bind(slug), |_| Ok(()))
-            .await?
-            .is_some(),
-    )
+    Ok(tx
+        .optional(query.bind(owner_id).bind(slug), |_| Ok(()))
+        .await?
+        .is_some())
 }
 
 /// The slug a new deck of the owner gets ([`numbered_slug`]'s rule): `base` when free, else
@@ -49,16 +48,18 @@ async fn free_slug(tx: &mut Tx, owner_id: i64, base: &str) -> Result<String> {
         return Ok(base.to_string());
     }
     loop {
-        let n: i64 = sqlx::query_scalar(
-            "INSERT INTO slug_counters (owner_id, base, next) VALUES ($1, $2, 3)
+        let n: i64 = tx
+            .scalar(
+                sqlx::query(
+                    "INSERT INTO slug_counters (owner_id, base, next) VALUES ($1, $2, 3)
              ON CONFLICT (owner_id, base) DO UPDATE SET next = slug_counters.next + 1
              RETURNING next - 1",
-        )
-        .bind(owner_id)
-        .bind(base)
-        .fetch_one(&mut **tx)
-        .await
-        .map_err(fault)?;
+                )
+                .bind(owner_id)
+                .bind(base),
+            )
+            .await
+            .map_err(fault)?;
         let slug = numbered_slug(base, n);
         if !slug_taken(tx, owner_id, &slug).await? {
             return Ok(slug);
@@ -89,7 +90,7 @@ pub(crate) async fn write_settings(tx: &mut Tx, deck_id: i64, s: &DeckSettings) 
     .bind(s.theme_color.as_str())
     .bind(&s.language)
     .bind(deck_id);
-    run(&mut **tx, query).await?;
+    tx.run(query).await?;
     Ok(())
 }
 
@@ -100,12 +101,8 @@ pub(crate) async fn deck_in_tx(
     deck_id: i64,
 ) -> Result<Option<DeckRecord>> {
     let sql = sqlx::AssertSqlSafe(format!("{DECK_SELECT} WHERE d.id = $1 AND d.owner_id = $2"));
-    optional(
-        &mut **tx,
-        sqlx::query(sql).bind(deck_id).bind(owner_id),
-        deck_row,
-    )
-    .await
+    tx.optional(sqlx::query(sql).bind(deck_id).bind(owner_id), deck_row)
+        .await
 }
 
 #[async_trait]
@@ -160,11 +157,11 @@ impl DeckStore for SqlStore {
         if self.dialect.locks_rows() {
             // Serialises this owner's deck creations: the slug picked below stays free.
             let lock = sqlx::query("SELECT id FROM users WHERE id = $1 FOR UPDATE");
-            run(&mut *tx, lock.bind(deck.owner_id)).await?;
+            tx.run(lock.bind(deck.owner_id)).await?;
         }
         let slug = free_slug(&mut tx, deck.owner_id, &deck.slug_base).await?;
         let at = deck.created_at.unix_micros();
-        let deck_id: i64 = sqlx::query_scalar(
+        let deck_id: i64 = tx.scalar(sqlx::query(
             "INSERT INTO decks (owner_id, title, description, slug, visibility, width, height,
                 margin, transition, background_transition, theme_font, theme_color, language,
                 created_at, updated_at)
@@ -184,8 +181,7 @@ impl DeckStore for SqlStore {
         .bind(deck.theme_color.as_str())
         .bind(&deck.language)
         .bind(at)
-        .bind(at)
-        .fetch_one(&mut *tx)
+        .bind(at))
         .await
         .map_err(fault)?;
         let mut ids = Vec::with_capacity(deck.slides.len());
@@ -280,7 +276,7 @@ impl DeckStore for SqlStore {
         .bind(now.unix_micros())
         .bind(revision)
         .bind(deck_id);
-        run(&mut *tx, query).await?;
+        tx.run(query).await?;
         let entry = Entry {
             revision,
             operation: Operation::UpdateDeck,
@@ -313,8 +309,9 @@ impl DeckStore for SqlStore {
         let query = sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(deck_id)
             .bind(owner_id);
-        let Some((current, trashed)) =
-            optional(&mut *tx, query, |r| Ok((r.int(0)?, r.opt_int(1)?))).await?
+        let Some((current, trashed)) = tx
+            .optional(query, |r| Ok((r.int(0)?, r.opt_int(1)?)))
+            .await?
         else {
             return Ok(false);
         };
@@ -325,7 +322,7 @@ impl DeckStore for SqlStore {
         let query = sqlx::query("UPDATE decks SET trashed_at = $1 WHERE id = $2")
             .bind(trashed_at.map(|t| t.unix_micros()))
             .bind(deck_id);
-        run(&mut *tx, query).await?;
+        tx.run(query).await?;
         let entry = Entry {
             revision: current + 1,
             operation: if trashed_at.is_some() {

@@ -9,7 +9,7 @@ use lectern_core::store::dump::{Cell, Kind, Row as DumpRow, TABLES, TableSpec};
 use sqlx::any::AnyRow;
 
 use crate::rows::Columns;
-use crate::{Query, SqlStore, all, fault, run};
+use crate::{Query, SqlStore, all, fault};
 
 /// Reads one cell of a dumped row (booleans as 0 or 1, as SQLite stores them).
 fn decode_cell(row: &AnyRow, i: usize, kind: Kind) -> Result<Cell> {
@@ -96,7 +96,7 @@ impl DumpStore for SqlStore {
             for (cell, (_, kind)) in row.iter().zip(table.columns) {
                 query = bind_cell(query, cell, *kind);
             }
-            run(&mut *tx, query).await?;
+            tx.run(query).await?;
         }
         tx.commit().await?;
         Ok(())

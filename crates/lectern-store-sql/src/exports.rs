@@ -7,12 +7,12 @@ use lectern_core::store::{ExportRecord, ExportStore};
 use lectern_core::time::Timestamp;
 
 use crate::rows::{Columns, EXPORT_SELECT, export_row};
-use crate::{SqlStore, Tx, all, fault, optional, run, time};
+use crate::{SqlStore, Tx, all, fault, optional, time};
 
 /// An export by id, inside a transaction.
 async fn export_in_tx(tx: &mut Tx, id: i64) -> Result<Option<ExportRecord>> {
     let sql = sqlx::AssertSqlSafe(format!("{EXPORT_SELECT} WHERE e.id = $1"));
-    optional(&mut **tx, sqlx::query(sql).bind(id), export_row).await
+    tx.optional(sqlx::query(sql).bind(id), export_row).await
 }
 
 #[async_trait]
@@ -29,17 +29,19 @@ impl ExportStore for SqlStore {
         if !self.lock_active_deck(&mut tx, owner_id, deck_id).await? {
             return Ok(None);
         }
-        let id: i64 = sqlx::query_scalar(
-            "INSERT INTO exports (deck_id, format, options, status, created_at)
+        let id: i64 = tx
+            .scalar(
+                sqlx::query(
+                    "INSERT INTO exports (deck_id, format, options, status, created_at)
              VALUES ($1, $2, $3, 'pending', $4) RETURNING id",
-        )
-        .bind(deck_id)
-        .bind(format)
-        .bind(options)
-        .bind(at.unix_micros())
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(fault)?;
+                )
+                .bind(deck_id)
+                .bind(format)
+                .bind(options)
+                .bind(at.unix_micros()),
+            )
+            .await
+            .map_err(fault)?;
         let record = export_in_tx(&mut tx, id).await?;
         tx.commit().await?;
         Ok(record)
@@ -84,7 +86,7 @@ impl ExportStore for SqlStore {
             .bind(now.unix_micros())
             .bind(max_attempts)
             .bind(now.unix_micros());
-        run(&mut *tx, query).await?;
+        tx.run(query).await?;
         let sql = format!(
             "SELECT id FROM exports WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < $1)
              ORDER BY id LIMIT 1{}",
@@ -92,14 +94,15 @@ impl ExportStore for SqlStore {
             self.dialect.row_lock(" FOR UPDATE SKIP LOCKED")
         );
         let query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(now.unix_micros());
-        let Some(id) = optional(&mut *tx, query, |r| r.int(0)).await? else {
+        let Some(id) = tx.optional(query, |r| r.int(0)).await? else {
             tx.commit().await?;
             return Ok(None);
         };
         let query = sqlx::query(
             "UPDATE exports SET lease_until = $1, attempts = attempts + 1 WHERE id = $2",
         );
-        run(&mut *tx, query.bind(lease_until.unix_micros()).bind(id)).await?;
+        tx.run(query.bind(lease_until.unix_micros()).bind(id))
+            .await?;
         let record = export_in_tx(&mut tx, id).await?;
         tx.commit().await?;
         Ok(record)
@@ -197,15 +200,11 @@ impl ExportStore for SqlStore {
              ON CONFLICT (name) DO NOTHING",
         );
         let mut tx = self.begin_write().await?;
-        run(
-            &mut *tx,
-            query.bind(name).bind(fresh).bind(at.unix_micros()),
-        )
-        .await?;
+        tx.run(query.bind(name).bind(fresh).bind(at.unix_micros()))
+            .await?;
         // Read back in the transaction: the row is there whichever server inserted it.
-        let value = sqlx::query_scalar("SELECT value FROM server_secrets WHERE name = $1")
-            .bind(name)
-            .fetch_one(&mut *tx)
+        let value = tx
+            .scalar(sqlx::query("SELECT value FROM server_secrets WHERE name = $1").bind(name))
             .await
             .map_err(fault)?;
         tx.commit().await?;

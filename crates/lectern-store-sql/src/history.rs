@@ -19,7 +19,7 @@ use lectern_core::{Error, Result};
 
 use crate::decks::deck_in_tx;
 use crate::rows::Columns;
-use crate::{SqlStore, Tx, all, fault, optional, run};
+use crate::{SqlStore, Tx, all, fault};
 
 /// Texts longer than this many bytes are stored deflated (when that is smaller).
 const DEFLATE_ABOVE: usize = 512;
@@ -68,30 +68,32 @@ pub(crate) enum Likely {
 pub(crate) async fn text_id(tx: &mut Tx, deck_id: i64, text: &str, likely: Likely) -> Result<i64> {
     let hash = sha256_hex(text);
     let find = || {
-        sqlx::query_scalar("SELECT id FROM history_blobs WHERE deck_id = $1 AND hash = $2")
+        sqlx::query("SELECT id FROM history_blobs WHERE deck_id = $1 AND hash = $2")
             .bind(deck_id)
             .bind(hash.clone())
     };
     if likely == Likely::Known
-        && let Some(id) = find().fetch_optional(&mut **tx).await.map_err(fault)?
+        && let Some(id) = tx.scalar_optional(find()).await.map_err(fault)?
     {
         return Ok(id);
     }
     let (encoding, data) = encode(text);
-    let inserted: Option<i64> = sqlx::query_scalar(
-        "INSERT INTO history_blobs (deck_id, hash, encoding, data) VALUES ($1, $2, $3, $4)
+    let inserted: Option<i64> = tx
+        .scalar_optional(
+            sqlx::query(
+                "INSERT INTO history_blobs (deck_id, hash, encoding, data) VALUES ($1, $2, $3, $4)
          ON CONFLICT (deck_id, hash) DO NOTHING RETURNING id",
-    )
-    .bind(deck_id)
-    .bind(hash.clone())
-    .bind(encoding)
-    .bind(data)
-    .fetch_optional(&mut **tx)
-    .await
-    .map_err(fault)?;
+            )
+            .bind(deck_id)
+            .bind(hash.clone())
+            .bind(encoding)
+            .bind(data),
+        )
+        .await
+        .map_err(fault)?;
     match inserted {
         Some(id) => Ok(id),
-        None => find().fetch_one(&mut **tx).await.map_err(fault),
+        None => tx.scalar(find()).await.map_err(fault),
     }
 }
 
@@ -113,7 +115,7 @@ pub(crate) async fn known_texts(
         for hash in chunk {
             query = query.bind(hash.clone());
         }
-        for (id, hash) in all(&mut **tx, query, |r| Ok((r.int(0)?, r.text(1)?))).await? {
+        for (id, hash) in tx.all(query, |r| Ok((r.int(0)?, r.text(1)?))).await? {
             found.insert(hash, id);
         }
     }
@@ -147,7 +149,7 @@ impl Texts {
             .bind(deck_id)
             .bind(hashes[0].clone())
             .bind(hashes[1].clone());
-            let found = all(&mut **tx, query, |r| Ok((r.int(0)?, r.text(1)?))).await?;
+            let found = tx.all(query, |r| Ok((r.int(0)?, r.text(1)?))).await?;
             let id_of = |hash: &str| found.iter().find(|(_, h)| h == hash).map(|(id, _)| *id);
             if let (Some(h), true) = (id_of(&hashes[0]), notes.is_none()) {
                 return Ok(Texts {
@@ -200,7 +202,7 @@ pub(crate) async fn record_slide(
         .bind(revision)
         .bind(html)
         .bind(notes);
-        if run(&mut **tx, query).await? != 1 {
+        if tx.run(query).await? != 1 {
             return Err(Error::internal(format!("slide {slide_id} is missing")));
         }
         return Ok(());
@@ -225,7 +227,7 @@ pub(crate) async fn record_slide(
     .bind(texts.html)
     .bind(texts.notes.is_some())
     .bind(texts.notes.flatten());
-    if run(&mut **tx, query).await? != 1 {
+    if tx.run(query).await? != 1 {
         return Err(Error::internal(format!(
             "slide {slide_id} has no recorded state to carry into revision {revision}"
         )));
@@ -245,7 +247,7 @@ pub(crate) async fn record_removal(
             .bind(deck_id)
             .bind(slide_id)
             .bind(revision);
-    run(&mut **tx, query).await?;
+    tx.run(query).await?;
     Ok(())
 }
 
@@ -271,7 +273,7 @@ pub(crate) async fn record_revision(
         .bind(entry.revision)
         .bind(at)
         .bind(deck_id);
-    run(&mut **tx, query).await?;
+    tx.run(query).await?;
     insert_entry(tx, deck_id, at, entry).await
 }
 
@@ -301,7 +303,7 @@ pub(crate) async fn insert_entry(
     .bind(entry.author.label.clone())
     .bind(entry.author.credential.clone())
     .bind(entry.settings.map(DeckSettings::to_json));
-    run(&mut **tx, query).await?;
+    tx.run(query).await?;
     Ok(())
 }
 
@@ -321,7 +323,7 @@ impl SqlStore {
         let query = sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(deck_id)
             .bind(owner_id);
-        optional(&mut **tx, query, |r| r.int(0)).await
+        tx.optional(query, |r| r.int(0)).await
     }
 
     /// Locks the owner's active deck for a recorded write and checks `ctx`'s precondition
@@ -430,8 +432,7 @@ impl SqlStore {
         {
             query = query.bind(id);
         }
-        let Some((next, packed)) =
-            optional(&mut **tx, query, |r| Ok((r.int(0)?, r.text(1)?))).await?
+        let Some((next, packed)) = tx.optional(query, |r| Ok((r.int(0)?, r.text(1)?))).await?
         else {
             return Ok(None);
         };
@@ -445,7 +446,7 @@ impl SqlStore {
         let slots = match known {
             Some(k) if k.revision == next - 1 => k.slots,
             _ if read_here => Slots::from(crate::rows::unpack_slots(&packed)?),
-            _ => Slots::from(crate::slides::slots_of(&mut **tx, deck_id, only).await?),
+            _ => Slots::from(crate::slides::slots_of(tx, deck_id, only).await?),
         };
         Ok(Some((next, slots)))
     }
@@ -472,7 +473,7 @@ impl SqlStore {
                 self.dialect.row_lock(" FOR UPDATE")
             );
             let query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(deck_id);
-            let Some(revision) = optional(&mut *tx, query, |r| r.int(0)).await? else {
+            let Some(revision) = tx.optional(query, |r| r.int(0)).await? else {
                 continue;
             };
             let Some(deck) = deck_in_tx(&mut tx, owner_id, deck_id).await? else {
@@ -507,7 +508,7 @@ pub(crate) async fn slides_in_tx(tx: &mut Tx, deck_id: i64) -> Result<Vec<SlideH
     let query = sqlx::query(
         "SELECT id, rank, group_id, html, notes FROM slides WHERE deck_id = $1 ORDER BY rank",
     );
-    all(&mut **tx, query.bind(deck_id), |r| {
+    tx.all(query.bind(deck_id), |r| {
         Ok(SlideHtmlRecord {
             slot: SlideSlot {
                 id: r.text(0)?,

@@ -12,18 +12,20 @@ use crate::{SqlStore, all, fault, optional, time};
 impl KeyStore for SqlStore {
     async fn create_api_key(&self, key: NewApiKeyRecord) -> Result<i64> {
         let mut tx = self.begin_write().await?;
-        let id = sqlx::query_scalar(
-            "INSERT INTO api_keys (user_id, label, lookup, key_hash, created_at)
+        let id = tx
+            .scalar(
+                sqlx::query(
+                    "INSERT INTO api_keys (user_id, label, lookup, key_hash, created_at)
              VALUES ($1, $2, $3, $4, $5) RETURNING id",
-        )
-        .bind(key.user_id)
-        .bind(&key.label)
-        .bind(&key.lookup)
-        .bind(&key.hash)
-        .bind(key.created_at.unix_micros())
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(fault)?;
+                )
+                .bind(key.user_id)
+                .bind(&key.label)
+                .bind(&key.lookup)
+                .bind(&key.hash)
+                .bind(key.created_at.unix_micros()),
+            )
+            .await
+            .map_err(fault)?;
         tx.commit().await?;
         Ok(id)
     }

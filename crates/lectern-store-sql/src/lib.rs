@@ -14,6 +14,7 @@
 mod accounts;
 mod decks;
 mod dialect;
+mod direct;
 mod dump;
 mod exports;
 mod history;
@@ -68,17 +69,25 @@ pub struct SqlStore {
 }
 
 impl SqlStore {
-    /// A store over migrated pools; `write` may be `read` itself. SQLite's writes commit in
-    /// groups (see `writer.rs`), with a task of their own: call it in a Tokio runtime.
-    pub fn new(dialect: Dialect, read: AnyPool, write: AnyPool) -> Self {
-        let writer = match dialect {
-            Dialect::Sqlite => Writer::group(write),
-            Dialect::Postgres => Writer::pool(write, dialect.begin()),
-        };
+    /// A PostgreSQL store over a migrated pool: every write is a transaction of its own on it.
+    pub fn postgres(pool: AnyPool) -> Self {
+        let dialect = Dialect::Postgres;
+        SqlStore {
+            read: pool.clone(),
+            write: Writer::pool(pool, dialect.begin()),
+            dialect,
+            rates: None,
+        }
+    }
+
+    /// A SQLite store over a migrated database: `read`'s connections read it, and `writer`,
+    /// a connection of its own set up as the readers are, makes every write, in groups (see
+    /// `writer.rs`), with a task of its own: call it in a Tokio runtime.
+    pub fn sqlite(read: AnyPool, writer: rusqlite::Connection) -> Self {
         SqlStore {
             read,
-            write: writer,
-            dialect,
+            write: Writer::group(writer),
+            dialect: Dialect::Sqlite,
             rates: None,
         }
     }
@@ -103,9 +112,36 @@ impl SqlStore {
     /// Runs one statement as a write of its own; the number of rows it changed.
     async fn write_run(&self, query: Query<'_>) -> Result<u64> {
         let mut tx = self.begin_write().await?;
-        let changed = run(&mut *tx, query).await?;
+        let changed = tx.run(query).await?;
         tx.commit().await?;
         Ok(changed)
+    }
+}
+
+impl Tx {
+    /// The row `query` finds, if any, decoded.
+    async fn optional<T>(
+        &mut self,
+        query: Query<'_>,
+        decode: impl Fn(&AnyRow) -> Result<T>,
+    ) -> Result<Option<T>> {
+        let row = self.fetch_optional(query).await.map_err(fault)?;
+        row.as_ref().map(decode).transpose()
+    }
+
+    /// Every row `query` finds, decoded.
+    async fn all<T>(
+        &mut self,
+        query: Query<'_>,
+        decode: impl Fn(&AnyRow) -> Result<T>,
+    ) -> Result<Vec<T>> {
+        let rows = self.fetch_all(query).await.map_err(fault)?;
+        rows.iter().map(decode).collect()
+    }
+
+    /// Runs `query`; the number of rows it changed.
+    async fn run(&mut self, query: Query<'_>) -> Result<u64> {
+        self.execute(query).await.map_err(fault)
     }
 }
 
@@ -167,11 +203,6 @@ async fn all<'c, T>(
 ) -> Result<Vec<T>> {
     let rows = query.fetch_all(on).await.map_err(fault)?;
     rows.iter().map(decode).collect()
-}
-
-/// Runs `query` on `on`; the number of rows it changed.
-async fn run<'c>(on: impl Executor<'c, Database = Any>, query: Query<'_>) -> Result<u64> {
-    Ok(query.execute(on).await.map_err(fault)?.rows_affected())
 }
 
 /// Microseconds since the epoch as a time.

@@ -18,49 +18,50 @@ impl MediaStore for SqlStore {
             "SELECT id FROM users WHERE id = $1 {}",
             self.dialect.row_lock("FOR UPDATE")
         ));
-        sqlx::query(lock)
-            .bind(media.owner_id)
-            .fetch_optional(&mut *tx)
+        tx.fetch_optional(sqlx::query(lock).bind(media.owner_id))
             .await
             .map_err(fault)?;
         let same = sqlx::AssertSqlSafe(format!(
             "{MEDIA_SELECT} WHERE m.owner_id = $1 AND m.sha256 = $2"
         ));
-        let existing = optional(
-            &mut *tx,
-            sqlx::query(same).bind(media.owner_id).bind(&media.sha256),
-            media_row,
-        )
-        .await?;
+        let existing = tx
+            .optional(
+                sqlx::query(same).bind(media.owner_id).bind(&media.sha256),
+                media_row,
+            )
+            .await?;
         if let Some(existing) = existing {
             return Ok(MediaInsert::Existing(existing));
         }
-        let used: i64 = sqlx::query_scalar(
-            "SELECT CAST(COALESCE(SUM(bytes), 0) AS BIGINT) FROM media WHERE owner_id = $1",
-        )
-        .bind(media.owner_id)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(fault)?;
+        let used: i64 = tx
+            .scalar(
+                sqlx::query(
+                    "SELECT CAST(COALESCE(SUM(bytes), 0) AS BIGINT) FROM media WHERE owner_id = $1",
+                )
+                .bind(media.owner_id),
+            )
+            .await
+            .map_err(fault)?;
         if used.saturating_add(media.bytes) > quota_bytes {
             return Ok(MediaInsert::OverQuota { used });
         }
-        sqlx::query(
-            "INSERT INTO media (id, owner_id, name, content_type, bytes, width, height, sha256,
+        tx.execute(
+            sqlx::query(
+                "INSERT INTO media (id, owner_id, name, content_type, bytes, width, height, sha256,
                 file_key, created_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+            )
+            .bind(&media.id)
+            .bind(media.owner_id)
+            .bind(&media.name)
+            .bind(&media.content_type)
+            .bind(media.bytes)
+            .bind(media.width)
+            .bind(media.height)
+            .bind(&media.sha256)
+            .bind(&media.file_key)
+            .bind(media.created_at.unix_micros()),
         )
-        .bind(&media.id)
-        .bind(media.owner_id)
-        .bind(&media.name)
-        .bind(&media.content_type)
-        .bind(media.bytes)
-        .bind(media.width)
-        .bind(media.height)
-        .bind(&media.sha256)
-        .bind(&media.file_key)
-        .bind(media.created_at.unix_micros())
-        .execute(&mut *tx)
         .await
         .map_err(fault)?;
         tx.commit().await?;
@@ -138,12 +139,9 @@ impl MediaStore for SqlStore {
             crate::rows::MEDIA_COLUMNS
         ));
         let mut tx = self.begin_write().await?;
-        let deleted = optional(
-            &mut *tx,
-            sqlx::query(sql).bind(media_id).bind(owner_id),
-            media_row,
-        )
-        .await?;
+        let deleted = tx
+            .optional(sqlx::query(sql).bind(media_id).bind(owner_id), media_row)
+            .await?;
         tx.commit().await?;
         Ok(deleted)
     }

@@ -12,7 +12,7 @@ use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 
 use crate::rows::Columns;
-use crate::{SqlStore, Tx, fault, optional, run, time};
+use crate::{SqlStore, Tx, fault, optional, time};
 
 /// Stores one token of a grant.
 async fn insert_token(tx: &mut Tx, grant_id: i64, token: &NewTokenRecord) -> Result<()> {
@@ -26,7 +26,7 @@ async fn insert_token(tx: &mut Tx, grant_id: i64, token: &NewTokenRecord) -> Res
     .bind(token.created_at.unix_micros())
     .bind(token.expires_at.unix_micros())
     .bind(token.scope.as_deref());
-    run(&mut **tx, query).await?;
+    tx.run(query).await?;
     Ok(())
 }
 
@@ -36,11 +36,8 @@ async fn revoke_grant_in(tx: &mut Tx, grant_id: i64, at: Timestamp) -> Result<()
         "UPDATE oauth_grants SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL",
         "UPDATE oauth_tokens SET revoked_at = $1 WHERE grant_id = $2 AND revoked_at IS NULL",
     ] {
-        run(
-            &mut **tx,
-            sqlx::query(sql).bind(at.unix_micros()).bind(grant_id),
-        )
-        .await?;
+        tx.run(sqlx::query(sql).bind(at.unix_micros()).bind(grant_id))
+            .await?;
     }
     Ok(())
 }
@@ -111,7 +108,7 @@ impl OAuthStore for SqlStore {
             self.dialect.row_lock(" FOR UPDATE")
         );
         let query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(code_hash);
-        let Some(row) = query.fetch_optional(&mut *tx).await.map_err(fault)? else {
+        let Some(row) = tx.fetch_optional(query).await.map_err(fault)? else {
             return Ok(None);
         };
         let mut state = CodeState {
@@ -134,9 +131,9 @@ impl OAuthStore for SqlStore {
             .bind(code_hash);
         match decide(&state) {
             TokenWrite::Issue(tokens) => {
-                run(&mut *tx, use_up).await?;
+                tx.run(use_up).await?;
                 let code = &state.code;
-                let grant_id: i64 = sqlx::query_scalar(
+                let grant_id: i64 = tx.scalar(sqlx::query(
                     "INSERT INTO oauth_grants (client_id, user_id, scope, resource, created_at)
                      VALUES ($1, $2, $3, $4, $5) RETURNING id",
                 )
@@ -144,20 +141,19 @@ impl OAuthStore for SqlStore {
                 .bind(code.user_id)
                 .bind(&code.scope)
                 .bind(&code.resource)
-                .bind(now.unix_micros())
-                .fetch_one(&mut *tx)
+                .bind(now.unix_micros()))
                 .await
                 .map_err(fault)?;
                 let query =
                     sqlx::query("UPDATE oauth_codes SET grant_id = $1 WHERE code_hash = $2");
-                run(&mut *tx, query.bind(grant_id).bind(code_hash)).await?;
+                tx.run(query.bind(grant_id).bind(code_hash)).await?;
                 for token in tokens.iter() {
                     insert_token(&mut tx, grant_id, token).await?;
                 }
                 state.grant_id = Some(grant_id);
             }
             TokenWrite::UseUp => {
-                run(&mut *tx, use_up).await?;
+                tx.run(use_up).await?;
             }
             TokenWrite::RevokeGrant => {
                 if let Some(grant_id) = state.grant_id {
@@ -219,7 +215,7 @@ impl OAuthStore for SqlStore {
             self.dialect.row_lock(" FOR UPDATE OF t")
         );
         let query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(token_hash);
-        let Some(row) = query.fetch_optional(&mut *tx).await.map_err(fault)? else {
+        let Some(row) = tx.fetch_optional(query).await.map_err(fault)? else {
             return Ok(None);
         };
         let state = RefreshState {
@@ -238,7 +234,8 @@ impl OAuthStore for SqlStore {
         match decide(&state) {
             TokenWrite::Issue(tokens) => {
                 let query = sqlx::query("UPDATE oauth_tokens SET used_at = $1 WHERE id = $2");
-                run(&mut *tx, query.bind(now.unix_micros()).bind(state.token_id)).await?;
+                tx.run(query.bind(now.unix_micros()).bind(state.token_id))
+                    .await?;
                 for token in tokens.iter() {
                     insert_token(&mut tx, state.grant.id, token).await?;
                 }
@@ -246,7 +243,8 @@ impl OAuthStore for SqlStore {
             TokenWrite::RevokeGrant => revoke_grant_in(&mut tx, state.grant.id, now).await?,
             TokenWrite::UseUp => {
                 let query = sqlx::query("UPDATE oauth_tokens SET used_at = $1 WHERE id = $2");
-                run(&mut *tx, query.bind(now.unix_micros()).bind(state.token_id)).await?;
+                tx.run(query.bind(now.unix_micros()).bind(state.token_id))
+                    .await?;
             }
             TokenWrite::Nothing => {}
         }
@@ -266,9 +264,8 @@ impl OAuthStore for SqlStore {
             "SELECT t.id, t.kind, g.id, g.client_id FROM oauth_tokens t
              JOIN oauth_grants g ON g.id = t.grant_id WHERE t.token_hash = $1",
         );
-        let row = query
-            .bind(token_hash)
-            .fetch_optional(&mut *tx)
+        let row = tx
+            .fetch_optional(query.bind(token_hash))
             .await
             .map_err(fault)?;
         if let Some(row) = row
@@ -278,7 +275,8 @@ impl OAuthStore for SqlStore {
                 revoke_grant_in(&mut tx, row.int(2)?, at).await?;
             } else {
                 let query = sqlx::query("UPDATE oauth_tokens SET revoked_at = $1 WHERE id = $2");
-                run(&mut *tx, query.bind(at.unix_micros()).bind(row.int(0)?)).await?;
+                tx.run(query.bind(at.unix_micros()).bind(row.int(0)?))
+                    .await?;
             }
         }
         tx.commit().await

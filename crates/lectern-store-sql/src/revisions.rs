@@ -21,7 +21,7 @@ use crate::history::{
 };
 use crate::rows::Columns;
 use crate::slides::{delete_slide, insert_slide, reposition};
-use crate::{SqlStore, Tx, all, fault, optional, run, time};
+use crate::{SqlStore, Tx, all, fault, optional, time};
 
 /// Slides written or recorded per statement in a restore (7 bound values each).
 const BATCH: usize = 100;
@@ -57,7 +57,7 @@ async fn update_contents(tx: &mut Tx, deck_id: i64, batch: &[(&str, &SlideConten
             .bind(c.text_preview.clone())
             .bind(c.html.len() as i64);
     }
-    if run(&mut **tx, query).await? != batch.len() as u64 {
+    if tx.run(query).await? != batch.len() as u64 {
         return Err(Error::internal("a restored slide is missing"));
     }
     Ok(())
@@ -113,7 +113,7 @@ async fn record_contents(
         for (id, html, notes) in chunk {
             query = query.bind(id.to_string()).bind(*html).bind(*notes);
         }
-        if run(&mut **tx, query).await? != chunk.len() as u64 {
+        if tx.run(query).await? != chunk.len() as u64 {
             return Err(Error::internal("a restored slide is missing"));
         }
     }
@@ -385,24 +385,25 @@ impl RevisionStore for SqlStore {
                 self.dialect.row_lock(" FOR UPDATE")
             );
             let query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(deck_id);
-            let Some(current) = optional(&mut *tx, query, |r| r.int(0)).await? else {
+            let Some(current) = tx.optional(query, |r| r.int(0)).await? else {
                 continue;
             };
-            let query = sqlx::query_scalar(
+            let query = sqlx::query(
                 "SELECT COALESCE(MIN(revision), $2) FROM deck_revisions
                  WHERE deck_id = $1 AND created_at >= $3",
             )
             .bind(deck_id)
             .bind(current + 1)
             .bind(before.unix_micros());
-            let recent: i64 = query.fetch_one(&mut *tx).await.map_err(fault)?;
+            let recent: i64 = tx.scalar(query).await.map_err(fault)?;
             let first_kept = recent.min(current - keep + 1).max(1);
-            let oldest: Option<i64> =
-                sqlx::query_scalar("SELECT MIN(revision) FROM deck_revisions WHERE deck_id = $1")
-                    .bind(deck_id)
-                    .fetch_one(&mut *tx)
-                    .await
-                    .map_err(fault)?;
+            let oldest: Option<i64> = tx
+                .scalar(
+                    sqlx::query("SELECT MIN(revision) FROM deck_revisions WHERE deck_id = $1")
+                        .bind(deck_id),
+                )
+                .await
+                .map_err(fault)?;
             if oldest.is_none_or(|o| o >= first_kept) {
                 continue;
             }
@@ -413,7 +414,7 @@ impl RevisionStore for SqlStore {
                     ORDER BY revision DESC LIMIT 1)
                  WHERE deck_id = $1 AND revision = $2 AND settings IS NULL",
             );
-            run(&mut *tx, query.bind(deck_id).bind(first_kept)).await?;
+            tx.run(query.bind(deck_id).bind(first_kept)).await?;
             // Slide states older than the first kept revision matter only as each slide's
             // last state before it; removals before it do not matter at all.
             let query = sqlx::query(
@@ -422,20 +423,20 @@ impl RevisionStore for SqlStore {
                         AND n.slide_id = slide_history.slide_id
                         AND n.revision > slide_history.revision AND n.revision <= $2)",
             );
-            run(&mut *tx, query.bind(deck_id).bind(first_kept)).await?;
+            tx.run(query.bind(deck_id).bind(first_kept)).await?;
             let query = sqlx::query(
                 "DELETE FROM slide_history WHERE deck_id = $1 AND revision < $2 AND rank IS NULL",
             );
-            run(&mut *tx, query.bind(deck_id).bind(first_kept)).await?;
+            tx.run(query.bind(deck_id).bind(first_kept)).await?;
             let query =
                 sqlx::query("DELETE FROM deck_revisions WHERE deck_id = $1 AND revision < $2");
-            forgotten += run(&mut *tx, query.bind(deck_id).bind(first_kept)).await?;
+            forgotten += tx.run(query.bind(deck_id).bind(first_kept)).await?;
             let query = sqlx::query(
                 "DELETE FROM history_blobs WHERE deck_id = $1
                     AND NOT EXISTS (SELECT 1 FROM slide_history h WHERE h.deck_id = $1
                         AND (h.html_blob = history_blobs.id OR h.notes_blob = history_blobs.id))",
             );
-            run(&mut *tx, query.bind(deck_id)).await?;
+            tx.run(query.bind(deck_id)).await?;
             tx.commit().await?;
         }
         Ok(forgotten)

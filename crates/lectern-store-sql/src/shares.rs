@@ -22,18 +22,20 @@ impl ShareStore for SqlStore {
         if !self.lock_active_deck(&mut tx, owner_id, deck_id).await? {
             return Ok(None);
         }
-        let live: i64 = sqlx::query_scalar(
-            // Links that still work hold places; revoked and expired ones do not.
-            "SELECT COUNT(*) FROM share_links WHERE deck_id = $1 AND revoked_at IS NULL
-               AND (expires_at IS NULL OR expires_at > $2)",
-        )
-        .bind(deck_id)
-        .bind(share.created_at.unix_micros())
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(fault)?;
+        let live: i64 = tx
+            .scalar(
+                // Links that still work hold places; revoked and expired ones do not.
+                sqlx::query(
+                    "SELECT COUNT(*) FROM share_links WHERE deck_id = $1 AND revoked_at IS NULL
+                       AND (expires_at IS NULL OR expires_at > $2)",
+                )
+                .bind(deck_id)
+                .bind(share.created_at.unix_micros()),
+            )
+            .await
+            .map_err(fault)?;
         room(live)?;
-        let id: i64 = sqlx::query_scalar(
+        let id: i64 = tx.scalar(sqlx::query(
             "INSERT INTO share_links (deck_id, name, token, token_hash, password_hash, expires_at,
                 notify_on_view, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
         )
@@ -44,12 +46,11 @@ impl ShareStore for SqlStore {
         .bind(&share.password_hash)
         .bind(share.expires_at.map(Timestamp::unix_micros))
         .bind(share.notify_on_view)
-        .bind(share.created_at.unix_micros())
-        .fetch_one(&mut *tx)
+        .bind(share.created_at.unix_micros()))
         .await
         .map_err(fault)?;
         let sql = sqlx::AssertSqlSafe(format!("{SHARE_SELECT} WHERE id = $1"));
-        let record = optional(&mut *tx, sqlx::query(sql).bind(id), share_row).await?;
+        let record = tx.optional(sqlx::query(sql).bind(id), share_row).await?;
         tx.commit().await?;
         Ok(record)
     }
@@ -94,16 +95,18 @@ impl ShareStore for SqlStore {
 
     async fn count_share_view(&self, share_id: i64, at: Timestamp) -> Result<i64> {
         let mut tx = self.begin_write().await?;
-        let count = sqlx::query_scalar(
-            "UPDATE share_links SET view_count = view_count + 1,
+        let count = tx
+            .scalar(
+                sqlx::query(
+                    "UPDATE share_links SET view_count = view_count + 1,
                 first_viewed_at = COALESCE(first_viewed_at, $1)
              WHERE id = $2 RETURNING view_count",
-        )
-        .bind(at.unix_micros())
-        .bind(share_id)
-        .fetch_one(&mut *tx)
-        .await
-        .map_err(fault)?;
+                )
+                .bind(at.unix_micros())
+                .bind(share_id),
+            )
+            .await
+            .map_err(fault)?;
         tx.commit().await?;
         Ok(count)
     }

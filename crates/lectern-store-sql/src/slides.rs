@@ -11,50 +11,32 @@ use lectern_core::store::{
     SlideOrder, SlideRecord, SlideStore, SlideSummaryRecord,
 };
 use lectern_core::time::Timestamp;
-use sqlx::{Any, Executor};
 
 use crate::history::{Entry, Likely, Texts, insert_entry, record_removal, record_slide, text_id};
 use crate::rows::{Columns, unpack_slots};
-use crate::{SqlStore, Tx, all, fault, optional, run};
+use crate::{SqlStore, Tx, all, fault, optional};
 
 /// The packed order of the slides a query selects (see [`slots_in`]).
 pub(crate) const PACKED_ORDER: &str = "COALESCE(string_agg(id || ',' || rank || ','
     || COALESCE(CAST(group_id AS TEXT), ''), ';' ORDER BY rank), '')";
 
-/// A deck's slide order, on a pool or in a transaction. The order comes back as one
-/// aggregated text value (`id,rank,group;...`): one row instead of one per slide, which is
-/// what makes reading a 10,000-slide order cheap.
-pub(crate) async fn slots_in<'c>(
-    on: impl Executor<'c, Database = Any>,
-    deck_id: i64,
-) -> Result<Vec<SlideSlot>> {
-    let packed: String = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT {PACKED_ORDER} FROM slides WHERE deck_id = $1"
-    )))
-    .bind(deck_id)
-    .fetch_one(on)
-    .await
-    .map_err(fault)?;
-    unpack_slots(&packed)
-}
-
-/// The slots of a deck's slides, or of its slide `only` (none when it has no such slide).
-pub(crate) async fn slots_of<'c>(
-    on: impl Executor<'c, Database = Any>,
+/// The slots of a deck's slides, or of its slide `only` (none when it has no such slide), read
+/// in a write. The order comes back as one aggregated text value (`id,rank,group;...`): one
+/// row instead of one per slide, which is what makes reading a 10,000-slide order cheap.
+pub(crate) async fn slots_of(
+    tx: &mut Tx,
     deck_id: i64,
     only: Option<&str>,
 ) -> Result<Vec<SlideSlot>> {
-    let Some(id) = only else {
-        return slots_in(on, deck_id).await;
-    };
-    let packed: String = sqlx::query_scalar(sqlx::AssertSqlSafe(format!(
-        "SELECT {PACKED_ORDER} FROM slides WHERE deck_id = $1 AND id = $2"
+    let filter = if only.is_some() { " AND id = $2" } else { "" };
+    let mut query = sqlx::query(sqlx::AssertSqlSafe(format!(
+        "SELECT {PACKED_ORDER} FROM slides WHERE deck_id = $1{filter}"
     )))
-    .bind(deck_id)
-    .bind(id)
-    .fetch_one(on)
-    .await
-    .map_err(fault)?;
+    .bind(deck_id);
+    if let Some(id) = only {
+        query = query.bind(id);
+    }
+    let packed: String = tx.scalar(query).await.map_err(fault)?;
     unpack_slots(&packed)
 }
 
@@ -80,14 +62,14 @@ pub(crate) async fn insert_slide(
     .bind(slide.content.html.len() as i64)
     .bind(at)
     .bind(at);
-    run(&mut **tx, query).await?;
+    tx.run(query).await?;
     Ok(())
 }
 
 /// Deletes a slide and records its removal in `revision`.
 pub(crate) async fn delete_slide(tx: &mut Tx, deck_id: i64, revision: i64, id: &str) -> Result<()> {
     let query = sqlx::query("DELETE FROM slides WHERE deck_id = $1 AND id = $2");
-    run(&mut **tx, query.bind(deck_id).bind(id)).await?;
+    tx.run(query.bind(deck_id).bind(id)).await?;
     record_removal(tx, deck_id, revision, id).await
 }
 
@@ -103,7 +85,7 @@ pub(crate) async fn reposition<'a>(
     for slot in slots.clone() {
         let query =
             sqlx::query("UPDATE slides SET rank = '~' || id WHERE deck_id = $1 AND id = $2");
-        run(&mut **tx, query.bind(deck_id).bind(&slot.id)).await?;
+        tx.run(query.bind(deck_id).bind(&slot.id)).await?;
     }
     for slot in slots {
         let query = sqlx::query(
@@ -114,7 +96,7 @@ pub(crate) async fn reposition<'a>(
         .bind(at)
         .bind(deck_id)
         .bind(&slot.id);
-        run(&mut **tx, query).await?;
+        tx.run(query).await?;
     }
     Ok(())
 }
@@ -318,7 +300,7 @@ async fn change_content(
     .bind(at)
     .bind(deck_id)
     .bind(&patch.id);
-    if run(&mut **tx, query).await? == 0 {
+    if tx.run(query).await? == 0 {
         return Ok(None);
     }
     let mut texts = Texts::default();

@@ -13,7 +13,7 @@ use crate::rows::{
     Columns, DECK_SELECT, TEAM_DECK_SELECT, TEAM_SELECT, deck_row, like_pattern, team_deck_row,
     team_row,
 };
-use crate::{Query, SqlStore, all, fault, optional, run};
+use crate::{Query, SqlStore, all, fault, optional};
 
 impl SqlStore {
     /// Runs `rows`, then `count` (the same filter without paging) for the total.
@@ -51,11 +51,11 @@ impl TeamStore for SqlStore {
             "INSERT INTO teams (name, slug, created_at) VALUES ($1, $2, $3)
              ON CONFLICT (slug) DO NOTHING",
         );
-        run(&mut *tx, query.bind(name).bind(slug).bind(at.unix_micros())).await?;
+        tx.run(query.bind(name).bind(slug).bind(at.unix_micros()))
+            .await?;
         let sql = sqlx::AssertSqlSafe(format!("{TEAM_SELECT} WHERE slug = $1"));
-        let row = sqlx::query(sql)
-            .bind(slug)
-            .fetch_one(&mut *tx)
+        let row = tx
+            .fetch_one(sqlx::query(sql).bind(slug))
             .await
             .map_err(fault)?;
         let team = team_row(&row)?;

@@ -8,26 +8,28 @@
 //! Instead they share transactions ("group commit"): the writer connection sits behind a
 //! fair (first come, first served) lock; each write takes it, runs inside a savepoint of the
 //! open transaction (`BEGIN IMMEDIATE` when none is open) and leaves the savepoint to be
-//! released by the next write's first statement or by the commit (one round trip to the
-//! connection's thread fewer per write; between writes at most one savepoint is open). If
-//! another write is already waiting for the lock, it leaves the commit to whoever comes
-//! last and waits for it; the last write of a batch (nobody waiting, or the batch is full)
-//! commits for all of them, and the flusher task commits when a batch's last write failed
-//! or went away. A write is answered only after the commit that holds it, with that
-//! commit's outcome, so nothing answered is ever lost. A write that fails, or is dropped
-//! half-way, is rolled back to its savepoint: the others in its batch are untouched.
+//! released by the next write's first statement or by the commit (between writes at most
+//! one savepoint is open). Its statements run on the calling thread, on a plain SQLite
+//! connection (`direct.rs`): with the database to itself, a write's statements take
+//! microseconds, less than a hand-off to another thread would. If another write is already
+//! waiting for the lock, a write leaves the commit to whoever comes last and waits for it;
+//! the last write of a batch (nobody waiting, or the batch is full) commits for all of
+//! them, on a blocking thread (the COMMIT waits for the disk), and the flusher task commits
+//! when a batch's last write failed or went away. A write is answered only after the
+//! commit that holds it, with that commit's outcome, so nothing answered is ever lost. A
+//! write that fails, or is dropped half-way, is rolled back to its savepoint: the others
+//! in its batch are untouched.
 
-use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use lectern_core::store::KnownOrder;
 use lectern_core::{Error, Result};
-use sqlx::pool::PoolConnection;
-use sqlx::{Any, AnyConnection, AnyPool, Executor, Transaction};
+use sqlx::any::AnyRow;
+use sqlx::{Any, AnyPool, Decode, Execute, Executor, Row, Transaction, Type};
 use tokio::sync::{Mutex, Notify, OwnedMutexGuard, oneshot};
 
-use crate::fault;
+use crate::{direct, fault};
 
 /// The most writes one commit takes; the next write starts a new transaction.
 const MAX_BATCH: usize = 256;
@@ -80,13 +82,15 @@ impl Writer {
         Writer::Pool(pool, begin, Arc::default())
     }
 
-    /// Group commit over `pool`'s one connection, with its flusher task (needs a Tokio
+    /// Group commit over the SQLite connection `conn`, with its flusher task (needs a Tokio
     /// runtime).
-    pub(crate) fn group(pool: AnyPool) -> Self {
+    pub(crate) fn group(conn: rusqlite::Connection) -> Self {
         let flush = Arc::new(Notify::new());
         let group = Arc::new(Group {
-            pool,
-            batch: Arc::new(Mutex::new(Batch::default())),
+            batch: Arc::new(Mutex::new(Batch {
+                conn: Some(conn),
+                ..Batch::default()
+            })),
             waiting: AtomicUsize::new(0),
             flush: flush.clone(),
         });
@@ -105,23 +109,29 @@ impl Writer {
         }
     }
 
-    /// Commits what is pending, gives the writer connection back and closes the pool.
+    /// Commits what is pending, and closes the writer connection (SQLite) or the pool.
     pub(crate) async fn close(&self) {
         match self {
             Writer::Pool(pool, ..) => pool.close().await,
             Writer::Group(group) => {
-                let mut batch = group.batch.lock().await;
-                batch.finish().await;
-                batch.conn = None;
-                drop(batch);
-                group.pool.close().await;
+                let batch = group.batch.clone().lock_owned().await;
+                let _ = tokio::task::spawn_blocking(move || {
+                    let mut batch = batch;
+                    batch.finish();
+                    if let Some(conn) = batch.conn.take()
+                        && let Err((_, e)) = conn.close()
+                    {
+                        tracing::warn!(error = %e, "closing the SQLite writer failed");
+                    }
+                })
+                .await;
             }
         }
     }
 }
 
-/// A write transaction: use it as a connection (`&mut *tx`), then [`Tx::commit`]. Dropped
-/// without a commit, it changes nothing.
+/// A write transaction: run its statements with [`Tx::execute`], [`Tx::fetch_all`] and the
+/// like, then [`Tx::commit`]. Dropped without a commit, it changes nothing.
 pub(crate) struct Tx(Inner, Option<(i64, KnownOrder)>);
 
 enum Inner {
@@ -145,6 +155,85 @@ impl Tx {
     /// The order this write leaves deck `deck_id` in, for the next writes of its batch.
     pub(crate) fn leave_order(&mut self, deck_id: i64, order: KnownOrder) {
         self.1 = Some((deck_id, order));
+    }
+
+    /// Runs `query`: its rows when `rows` is set, and the number of rows it changed.
+    /// SQLite's writer runs it here, on the calling thread (see `direct.rs`).
+    async fn run_query<'q, E: Execute<'q, Any> + 'q>(
+        &mut self,
+        query: E,
+        rows: bool,
+    ) -> sqlx::Result<(u64, Vec<AnyRow>)> {
+        match &mut self.0 {
+            Inner::Alone(tx, _) => {
+                let conn = &mut **tx.as_mut().expect("a write's connection");
+                if rows {
+                    let found = conn.fetch_all(query).await?;
+                    Ok((0, found))
+                } else {
+                    Ok((conn.execute(query).await?.rows_affected(), Vec::new()))
+                }
+            }
+            Inner::Grouped(slot, _) => {
+                let batch = slot.as_mut().expect("a write's connection");
+                direct::run(batch.conn(), query, rows)
+            }
+        }
+    }
+
+    /// Runs `query`; the number of rows it changed.
+    pub(crate) async fn execute<'q, E: Execute<'q, Any> + 'q>(
+        &mut self,
+        query: E,
+    ) -> sqlx::Result<u64> {
+        Ok(self.run_query(query, false).await?.0)
+    }
+
+    /// Every row `query` returns.
+    pub(crate) async fn fetch_all<'q, E: Execute<'q, Any> + 'q>(
+        &mut self,
+        query: E,
+    ) -> sqlx::Result<Vec<AnyRow>> {
+        Ok(self.run_query(query, true).await?.1)
+    }
+
+    /// The first row `query` returns, if any.
+    pub(crate) async fn fetch_optional<'q, E: Execute<'q, Any> + 'q>(
+        &mut self,
+        query: E,
+    ) -> sqlx::Result<Option<AnyRow>> {
+        Ok(self.fetch_all(query).await?.into_iter().next())
+    }
+
+    /// The first row `query` returns (`RowNotFound` without one).
+    pub(crate) async fn fetch_one<'q, E: Execute<'q, Any> + 'q>(
+        &mut self,
+        query: E,
+    ) -> sqlx::Result<AnyRow> {
+        self.fetch_optional(query)
+            .await?
+            .ok_or(sqlx::Error::RowNotFound)
+    }
+
+    /// The first column of the first row `query` returns, if any.
+    pub(crate) async fn scalar_optional<'q, T, E>(&mut self, query: E) -> sqlx::Result<Option<T>>
+    where
+        E: Execute<'q, Any> + 'q,
+        T: for<'r> Decode<'r, Any> + Type<Any>,
+    {
+        match self.fetch_optional(query).await? {
+            Some(row) => Ok(Some(row.try_get(0)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// The first column of the first row `query` returns (`RowNotFound` without one).
+    pub(crate) async fn scalar<'q, T, E>(&mut self, query: E) -> sqlx::Result<T>
+    where
+        E: Execute<'q, Any> + 'q,
+        T: for<'r> Decode<'r, Any> + Type<Any>,
+    {
+        self.fetch_one(query).await?.try_get(0)
     }
 
     /// Commits the write: answers once it is durable, or with the error that kept it from
@@ -173,44 +262,18 @@ impl Drop for Tx {
         if let Inner::Grouped(slot, group) = &mut self.0
             && let Some(mut batch) = slot.take()
         {
-            // Not committed: whoever takes the connection next rolls the savepoint back, and
-            // the flusher makes sure someone does.
-            batch.dirty = true;
+            // Not committed: its savepoint is rolled back here (no fsync, no wait). The
+            // writes released before it still wait for a commit: the flusher makes sure
+            // someone commits.
+            batch.rollback_savepoint();
             drop(batch);
             group.flush.notify_one();
         }
     }
 }
 
-impl Deref for Tx {
-    type Target = AnyConnection;
-
-    fn deref(&self) -> &AnyConnection {
-        match &self.0 {
-            Inner::Alone(tx, _) => tx.as_deref().expect("a write's connection"),
-            Inner::Grouped(slot, _) => slot
-                .as_ref()
-                .and_then(|b| b.conn.as_deref())
-                .expect("a write's connection"),
-        }
-    }
-}
-
-impl DerefMut for Tx {
-    fn deref_mut(&mut self) -> &mut AnyConnection {
-        match &mut self.0 {
-            Inner::Alone(tx, _) => tx.as_deref_mut().expect("a write's connection"),
-            Inner::Grouped(slot, _) => slot
-                .as_mut()
-                .and_then(|b| b.conn.as_deref_mut())
-                .expect("a write's connection"),
-        }
-    }
-}
-
 /// The shared state of group commit.
 pub(crate) struct Group {
-    pool: AnyPool,
     batch: Arc<Mutex<Batch>>,
     /// Writes waiting for the lock: while there are any, a write leaves the commit to them.
     waiting: AtomicUsize,
@@ -226,44 +289,35 @@ impl Drop for Group {
 }
 
 impl Group {
-    /// Starts a write in the open batch. In a task of its own, so that a caller that goes
-    /// away cannot leave the connection's state unknown: the write it started is dropped,
-    /// which rolls it back.
+    /// Starts a write in the open batch. Once the lock is taken nothing is awaited, so a
+    /// caller that goes away leaves either no write or a `Tx` whose drop rolls it back.
     async fn begin(self: &Arc<Self>) -> Result<Tx> {
-        let group = self.clone();
-        tokio::spawn(async move {
-            let mut batch = {
-                group.waiting.fetch_add(1, Ordering::SeqCst);
-                let _waited = Waited(&group.waiting);
-                group.batch.clone().lock_owned().await
-            };
-            batch.cleanup().await;
-            if batch.conn.is_none() {
-                batch.conn = Some(group.pool.acquire().await.map_err(fault)?);
-            }
-            let start = match (batch.open, batch.unreleased) {
-                (false, _) => "BEGIN IMMEDIATE; SAVEPOINT w",
-                (true, true) => "RELEASE SAVEPOINT w; SAVEPOINT w",
-                (true, false) => "SAVEPOINT w",
-            };
-            if let Err(e) = batch.run(start).await {
-                // Whatever the failed statement left, start over.
-                batch.abort(&e.to_string()).await;
-                return Err(e);
-            }
-            batch.open = true;
-            batch.unreleased = false;
-            Ok(Tx(Inner::Grouped(Some(batch), group), None))
-        })
-        .await
-        .map_err(Error::internal)?
+        let mut batch = {
+            self.waiting.fetch_add(1, Ordering::SeqCst);
+            let _waited = Waited(&self.waiting);
+            self.batch.clone().lock_owned().await
+        };
+        let start = match (batch.open, batch.unreleased) {
+            (false, _) => "BEGIN IMMEDIATE; SAVEPOINT w",
+            (true, true) => "RELEASE SAVEPOINT w; SAVEPOINT w",
+            (true, false) => "SAVEPOINT w",
+        };
+        if let Err(e) = batch.run(start) {
+            // Whatever the failed statement left, start over.
+            batch.abort(&e.to_string());
+            return Err(e);
+        }
+        batch.open = true;
+        batch.unreleased = false;
+        Ok(Tx(Inner::Grouped(Some(batch), self.clone()), None))
     }
 
     /// Keeps a write's changes (its savepoint is released by the next write's first
     /// statement, or by the COMMIT), then commits the batch if this write is its last, or
     /// leaves the commit to the writes waiting and waits for its outcome. Nothing is
-    /// awaited before the lock is handed on, except the COMMIT, which runs in a task of its
-    /// own so that a caller that goes away cannot leave the batch half-committed.
+    /// awaited before the lock is handed on, except the COMMIT, which runs on a blocking
+    /// thread of its own (it waits for the disk), so that a caller that goes away cannot
+    /// leave the batch half-committed.
     async fn commit(
         self: Arc<Self>,
         mut batch: OwnedMutexGuard<Batch>,
@@ -274,7 +328,7 @@ impl Group {
             batch.orders.insert(deck_id, order);
         }
         if self.waiting.load(Ordering::SeqCst) == 0 || batch.waiters.len() >= MAX_BATCH {
-            return tokio::spawn(async move { batch.commit().await })
+            return tokio::task::spawn_blocking(move || batch.commit())
                 .await
                 .map_err(Error::internal)?;
         }
@@ -301,13 +355,12 @@ impl Drop for Waited<'_> {
 /// The writer connection and its open transaction.
 #[derive(Default)]
 struct Batch {
-    conn: Option<PoolConnection<Any>>,
+    /// `None` once the store is closed.
+    conn: Option<rusqlite::Connection>,
     /// A transaction is open on `conn`.
     open: bool,
-    /// A write went away inside its savepoint: it is to be rolled back.
-    dirty: bool,
-    /// A committed write's savepoint is still open (under a dirty one, if any): the next
-    /// write releases it in its first statement, and COMMIT releases every savepoint.
+    /// A committed write's savepoint is still open: the next write releases it in its
+    /// first statement, and COMMIT releases every savepoint.
     unreleased: bool,
     /// The writes released into the open transaction, waiting for its commit.
     waiters: Vec<oneshot::Sender<std::result::Result<(), Arc<str>>>>,
@@ -318,31 +371,30 @@ struct Batch {
 }
 
 impl Batch {
-    async fn run(&mut self, sql: &'static str) -> Result<()> {
-        let conn = self.conn.as_deref_mut().expect("the writer connection");
-        conn.execute(sql).await.map_err(fault)?;
-        Ok(())
+    fn conn(&self) -> &rusqlite::Connection {
+        self.conn
+            .as_ref()
+            .expect("the writer connection (the store is open)")
     }
 
-    /// Rolls back what a dropped write left.
-    async fn cleanup(&mut self) {
-        if self.dirty {
-            self.dirty = false;
-            if let Err(e) = self
-                .run("ROLLBACK TO SAVEPOINT w; RELEASE SAVEPOINT w")
-                .await
-            {
-                self.abort(&e.to_string()).await;
-            }
+    fn run(&mut self, sql: &'static str) -> Result<()> {
+        direct::batch(self.conn(), sql).map_err(fault)
+    }
+
+    /// Rolls back the savepoint of a write that went away.
+    fn rollback_savepoint(&mut self) {
+        if let Err(e) = self.run("ROLLBACK TO SAVEPOINT w; RELEASE SAVEPOINT w") {
+            self.abort(&e.to_string());
         }
     }
 
     /// Commits the open transaction, tells its waiting writes, and answers the outcome.
     /// The orders its writes left stay known once committed (the order of a deck at a
     /// revision never changes), so that the next batch's first write to a deck need not
-    /// read its order either; after a failed commit they are forgotten.
-    async fn commit(&mut self) -> Result<()> {
-        let result = self.run("COMMIT").await;
+    /// read its order either; after a failed commit they are forgotten. Waits for the disk:
+    /// call it where blocking is allowed.
+    fn commit(&mut self) -> Result<()> {
+        let result = self.run("COMMIT");
         self.open = false;
         self.unreleased = false;
         if result.is_err() || self.orders.len() > MAX_KNOWN_ORDERS {
@@ -354,7 +406,7 @@ impl Batch {
             .map_err(|e| Arc::<str>::from(e.to_string()));
         if result.is_err() {
             // A failed COMMIT may leave the transaction open: end it.
-            let _ = self.run("ROLLBACK").await;
+            let _ = self.run("ROLLBACK");
         }
         for waiter in self.waiters.drain(..) {
             let _ = waiter.send(outcome.clone());
@@ -363,12 +415,11 @@ impl Batch {
     }
 
     /// Rolls the whole open transaction back, failing the writes that wait for it.
-    async fn abort(&mut self, why: &str) {
+    fn abort(&mut self, why: &str) {
         if self.conn.is_some() {
-            let _ = self.run("ROLLBACK").await;
+            let _ = self.run("ROLLBACK");
         }
         self.open = false;
-        self.dirty = false;
         self.unreleased = false;
         self.orders.clear();
         let why: Arc<str> = Arc::from(format!("the transaction was rolled back: {why}"));
@@ -377,11 +428,10 @@ impl Batch {
         }
     }
 
-    /// Rolls back a dropped write's savepoint and commits what the batch holds.
-    async fn finish(&mut self) {
-        self.cleanup().await;
-        if self.open {
-            let _ = self.commit().await;
+    /// Commits what the batch holds (blocking).
+    fn finish(&mut self) {
+        if self.open && self.conn.is_some() {
+            let _ = self.commit();
         }
     }
 }
@@ -395,7 +445,14 @@ async fn flusher(group: std::sync::Weak<Group>, wake: Arc<Notify>) {
         let Some(batch) = group.upgrade().map(|g| g.batch.clone()) else {
             return;
         };
-        batch.lock().await.finish().await;
+        let batch = batch.lock_owned().await;
+        if batch.open {
+            let _ = tokio::task::spawn_blocking(move || {
+                let mut batch = batch;
+                batch.finish();
+            })
+            .await;
+        }
     }
 }
 
@@ -407,35 +464,28 @@ mod tests {
 
     use super::*;
 
-    /// A file database with a table `t (n)`: its one-connection write pool, and a pool that
-    /// reads it as another process would.
-    async fn database(dir: &tempfile::TempDir) -> (AnyPool, AnyPool) {
+    /// A file database with a table `t (n)`: its writer connection, and a pool that reads it
+    /// as another process would.
+    async fn database(dir: &tempfile::TempDir) -> (rusqlite::Connection, AnyPool) {
         sqlx::any::install_default_drivers();
-        let url = format!("sqlite://{}?mode=rwc", dir.path().join("w.db").display());
-        let pool = |size| {
-            AnyPoolOptions::new()
-                .max_connections(size)
-                .after_connect(|conn, _| {
-                    Box::pin(async move {
-                        conn.execute("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000")
-                            .await
-                            .map(drop)
-                    })
-                })
-                .connect(&url)
-        };
-        let write = pool(1).await.unwrap();
+        let path = dir.path().join("w.db");
+        let write = rusqlite::Connection::open(&path).unwrap();
         write
-            .execute("CREATE TABLE t (n INTEGER PRIMARY KEY)")
+            .execute_batch(
+                "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000;
+                 CREATE TABLE t (n INTEGER PRIMARY KEY)",
+            )
+            .unwrap();
+        let read = AnyPoolOptions::new()
+            .max_connections(2)
+            .connect(&format!("sqlite://{}", path.display()))
             .await
             .unwrap();
-        (write, pool(2).await.unwrap())
+        (write, read)
     }
 
     async fn insert(tx: &mut Tx, n: i64) {
-        sqlx::query("INSERT INTO t (n) VALUES ($1)")
-            .bind(n)
-            .execute(&mut **tx)
+        tx.execute(sqlx::query("INSERT INTO t (n) VALUES ($1)").bind(n))
             .await
             .unwrap();
     }
@@ -519,9 +569,8 @@ mod tests {
                 if n % 11 == 0 {
                     // A statement error inside the write, then committed anyway: the
                     // statement changed nothing, the insert stays.
-                    let err = sqlx::query("INSERT INTO t (n) VALUES ($1)")
-                        .bind(n)
-                        .execute(&mut *tx)
+                    let err = tx
+                        .execute(sqlx::query("INSERT INTO t (n) VALUES ($1)").bind(n))
                         .await;
                     assert!(err.is_err());
                 }

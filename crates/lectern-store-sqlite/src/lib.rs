@@ -1,14 +1,15 @@
 //! Lectern's SQLite engine, the embedded default: opening the database (WAL,
 //! `synchronous=FULL`, foreign keys, a 10 s busy timeout on every connection), its
 //! migrations, and the change watcher that tells caches about other processes' writes.
-//! The store itself is `lectern_store_sql::SqlStore`: eight reader connections and a
-//! single writer whose transactions start with `BEGIN IMMEDIATE`.
+//! The store itself is `lectern_store_sql::SqlStore`: eight reader connections (sqlx) and a
+//! single writer connection (rusqlite, which runs the writes' statements on the calling
+//! thread) whose transactions start with `BEGIN IMMEDIATE`.
 
 use std::str::FromStr;
 use std::time::Duration;
 
 use lectern_core::{Error, Result};
-use lectern_store_sql::{Dialect, SqlStore, fault};
+use lectern_store_sql::{SqlStore, fault};
 use sqlx::AnyPool;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -26,8 +27,15 @@ const READERS: u32 = 8;
 const PRAGMAS: &str = "PRAGMA busy_timeout = 10000; PRAGMA journal_mode = WAL;
     PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON;";
 
-/// The native connection options for `url` (`sqlite://path` or `sqlite:path`).
+/// The native connection options for `url` (`sqlite://path` or `sqlite:path`). An in-memory
+/// database is refused: each connection would have a database of its own, and the writer's
+/// must be the readers' file.
 fn options(url: &str) -> Result<SqliteConnectOptions> {
+    if url.contains(":memory:") || url.contains("mode=memory") {
+        return Err(Error::invalid(
+            "an in-memory SQLite database is not supported: name a file",
+        ));
+    }
     Ok(SqliteConnectOptions::from_str(url)
         .map_err(|e| Error::invalid(format!("bad SQLite database URL: {e}")))?
         .create_if_missing(true)
@@ -52,6 +60,17 @@ async fn pool(options: &SqliteConnectOptions, size: u32) -> Result<AnyPool> {
         .map_err(fault)
 }
 
+/// The writer's connection to the database of `options`, set up with [`PRAGMAS`] as the
+/// readers are, and room in its statement cache for every statement the writes run.
+fn writer(options: &SqliteConnectOptions) -> Result<rusqlite::Connection> {
+    let conn = rusqlite::Connection::open(options.get_filename())
+        .map_err(|e| Error::internal(format!("opening the SQLite writer failed: {e}")))?;
+    conn.set_prepared_statement_cache_capacity(256);
+    conn.execute_batch(PRAGMAS)
+        .map_err(|e| Error::internal(format!("setting up the SQLite writer failed: {e}")))?;
+    Ok(conn)
+}
+
 /// Opens (creating when missing) the database at `url` and applies the migrations.
 pub async fn open(url: &str) -> Result<SqlStore> {
     sqlx::any::install_default_drivers();
@@ -66,9 +85,9 @@ pub async fn open(url: &str) -> Result<SqlStore> {
         .await
         .map_err(|e| Error::internal(format!("migrating the SQLite database failed: {e}")))?;
     migrator.close().await;
-    let write = pool(&options, 1).await?;
+    let writer = writer(&options)?;
     let read = pool(&options, READERS).await?;
-    let store = SqlStore::new(Dialect::Sqlite, read, write);
+    let store = SqlStore::sqlite(read, writer);
     store.record_missing_history().await?;
     Ok(store)
 }
@@ -139,5 +158,27 @@ mod tests {
             // synchronous 2 is FULL; the busy timeout is in milliseconds.
             assert_eq!(settings, ("wal".to_string(), 2, 1, 10_000));
         }
+    }
+
+    #[tokio::test]
+    async fn the_writer_connection_gets_the_durability_settings_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("t.db").display());
+        let conn = writer(&options(&url).unwrap()).unwrap();
+        let settings: (String, i64, i64, i64) = conn
+            .query_row(
+                "SELECT journal_mode, synchronous, foreign_keys, timeout FROM pragma_journal_mode,
+                    pragma_synchronous, pragma_foreign_keys, pragma_busy_timeout",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .unwrap();
+        assert_eq!(settings, ("wal".to_string(), 2, 1, 10_000));
+    }
+
+    #[test]
+    fn an_in_memory_database_is_refused_with_a_clear_error() {
+        let err = options("sqlite::memory:").unwrap_err();
+        assert!(err.to_string().contains("in-memory"), "{err}");
     }
 }
