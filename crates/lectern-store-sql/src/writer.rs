@@ -327,6 +327,15 @@ impl Group {
         if let Some((deck_id, order)) = left {
             batch.orders.insert(deck_id, order);
         }
+        if self.waiting.load(Ordering::SeqCst) == 0 && batch.waiters.len() < MAX_BATCH {
+            // Nobody waits yet: let the tasks that are ready run once (requests read,
+            // about to write) before committing, so that those that reach the lock join
+            // this commit rather than waiting for its fsync. Should the caller go away
+            // meanwhile, the flusher commits what the batch holds.
+            let flush = FlushOnDrop(Some(self.flush.clone()));
+            tokio::task::yield_now().await;
+            flush.disarm();
+        }
         if self.waiting.load(Ordering::SeqCst) == 0 || batch.waiters.len() >= MAX_BATCH {
             return tokio::task::spawn_blocking(move || batch.commit())
                 .await
@@ -339,6 +348,24 @@ impl Group {
         match outcome.await {
             Ok(result) => result.map_err(|e| Error::internal(e.to_string())),
             Err(_) => Err(Error::internal("the group commit went away")),
+        }
+    }
+}
+
+/// Wakes the flusher when dropped armed: a write went away with its changes released into
+/// the open batch.
+struct FlushOnDrop(Option<Arc<Notify>>);
+
+impl FlushOnDrop {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for FlushOnDrop {
+    fn drop(&mut self) {
+        if let Some(flush) = self.0.take() {
+            flush.notify_one();
         }
     }
 }
