@@ -289,23 +289,47 @@ impl Drop for Group {
 }
 
 impl Group {
-    /// Starts a write in the open batch. Once the lock is taken nothing is awaited, so a
-    /// caller that goes away leaves either no write or a `Tx` whose drop rolls it back.
+    /// Starts a write in the open batch. Once the lock is taken nothing is awaited but the
+    /// start of a new transaction, so a caller that goes away leaves either no write or a
+    /// `Tx` whose drop rolls it back.
     async fn begin(self: &Arc<Self>) -> Result<Tx> {
         let mut batch = {
             self.waiting.fetch_add(1, Ordering::SeqCst);
             let _waited = Waited(&self.waiting);
             self.batch.clone().lock_owned().await
         };
-        let start = match (batch.open, batch.unreleased) {
-            (false, _) => "BEGIN IMMEDIATE; SAVEPOINT w",
-            (true, true) => "RELEASE SAVEPOINT w; SAVEPOINT w",
-            (true, false) => "SAVEPOINT w",
-        };
-        if let Err(e) = batch.run(start) {
-            // Whatever the failed statement left, start over.
-            batch.abort(&e.to_string());
-            return Err(e);
+        if batch.open {
+            let start = if batch.unreleased {
+                "RELEASE SAVEPOINT w; SAVEPOINT w"
+            } else {
+                "SAVEPOINT w"
+            };
+            if let Err(e) = batch.run(start) {
+                // Whatever the failed statement left, start over.
+                batch.abort(&e.to_string());
+                return Err(e);
+            }
+        } else {
+            // `BEGIN IMMEDIATE` may wait (up to the busy timeout) for another process's
+            // write lock: on a blocking thread, not a Tokio worker. Should the caller go away
+            // meanwhile, the flusher ends the transaction it opened.
+            let flush = FlushOnDrop(Some(self.flush.clone()));
+            batch = tokio::task::spawn_blocking(move || {
+                match batch.run("BEGIN IMMEDIATE; SAVEPOINT w") {
+                    Ok(()) => {
+                        // Marked here, so that the flusher ends it if nobody takes it.
+                        batch.open = true;
+                        Ok(batch)
+                    }
+                    Err(e) => {
+                        batch.abort(&e.to_string());
+                        Err(e)
+                    }
+                }
+            })
+            .await
+            .map_err(Error::internal)??;
+            flush.disarm();
         }
         batch.open = true;
         batch.unreleased = false;
@@ -671,5 +695,35 @@ mod tests {
         assert_eq!(rows(&read).await, vec![2]);
         // The store closes: the connection goes back and the pool closes.
         writer.close().await;
+    }
+    /// Another process holds the database's write lock: a write waits for it on a blocking
+    /// thread, and the runtime (one thread here) goes on running other tasks meanwhile.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_write_waiting_for_another_process_leaves_the_runtime_free() {
+        let dir = tempfile::tempdir().unwrap();
+        let (write, read) = database(&dir).await;
+        let other = rusqlite::Connection::open(dir.path().join("w.db")).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let writer = Writer::group(write);
+        let started = std::time::Instant::now();
+        let waiting = tokio::spawn(async move {
+            let mut tx = writer.begin().await.unwrap();
+            insert(&mut tx, 1).await;
+            tx.commit().await.unwrap();
+        });
+        for _ in 0..100 {
+            tokio::task::yield_now().await;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "the runtime waited for the lock"
+        );
+        assert!(!waiting.is_finished(), "wrote while another held the lock");
+        other.execute_batch("COMMIT").unwrap();
+        tokio::time::timeout(Duration::from_secs(10), waiting)
+            .await
+            .expect("the write went on once the lock was free")
+            .unwrap();
+        assert_eq!(rows(&read).await, vec![1]);
     }
 }
