@@ -295,8 +295,10 @@ impl Group {
     async fn begin(self: &Arc<Self>) -> Result<Tx> {
         let mut batch = {
             self.waiting.fetch_add(1, Ordering::SeqCst);
-            let _waited = Waited(&self.waiting);
-            self.batch.clone().lock_owned().await
+            let waited = Waited(self, false);
+            let batch = self.batch.clone().lock_owned().await;
+            waited.acquired();
+            batch
         };
         if batch.open {
             let start = if batch.unreleased {
@@ -365,10 +367,12 @@ impl Group {
                 .await
                 .map_err(Error::internal)?;
         }
+        // The lock goes to the write waiting for it, which runs next on this worker (Tokio
+        // runs the task a task woke first). Should that write go away instead, its `Tx` or
+        // its wait for the lock wakes the flusher.
         let (done, outcome) = oneshot::channel();
         batch.waiters.push(done);
         drop(batch);
-        self.flush.notify_one();
         match outcome.await {
             Ok(result) => result.map_err(|e| Error::internal(e.to_string())),
             Err(_) => Err(Error::internal("the group commit went away")),
@@ -394,12 +398,23 @@ impl Drop for FlushOnDrop {
     }
 }
 
-/// Counts a write out of [`Group::waiting`] once it has the lock or gave up waiting.
-struct Waited<'a>(&'a AtomicUsize);
+/// Counts a write out of [`Group::waiting`] once it has the lock or gave up waiting. One that
+/// gave up (its caller went away) wakes the flusher: the writes before it may have left the
+/// commit to it.
+struct Waited<'a>(&'a Group, bool);
+
+impl Waited<'_> {
+    fn acquired(mut self) {
+        self.1 = true;
+    }
+}
 
 impl Drop for Waited<'_> {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        self.0.waiting.fetch_sub(1, Ordering::SeqCst);
+        if !self.1 {
+            self.0.flush.notify_one();
+        }
     }
 }
 
