@@ -300,6 +300,9 @@ impl Group {
             waited.acquired();
             batch
         };
+        if batch.conn.is_none() {
+            return Err(Error::internal("the store is closed"));
+        }
         if batch.open {
             let start = if batch.unreleased {
                 "RELEASE SAVEPOINT w; SAVEPOINT w"
@@ -341,7 +344,8 @@ impl Group {
     /// Keeps a write's changes (its savepoint is released by the next write's first
     /// statement, or by the COMMIT), then commits the batch if this write is its last, or
     /// leaves the commit to the writes waiting and waits for its outcome. Nothing is
-    /// awaited before the lock is handed on, except the COMMIT, which runs on a blocking
+    /// awaited before the lock is handed on, except one yield when nobody waits (below)
+    /// and the COMMIT, which runs on a blocking
     /// thread of its own (it waits for the disk), so that a caller that goes away cannot
     /// leave the batch half-committed.
     async fn commit(
@@ -367,8 +371,8 @@ impl Group {
                 .await
                 .map_err(Error::internal)?;
         }
-        // The lock goes to the write waiting for it, which runs next on this worker (Tokio
-        // runs the task a task woke first). Should that write go away instead, its `Tx` or
+        // The lock goes to the write waiting for it, which usually runs next on this worker
+        // (Tokio runs the task a task woke first). Should that write go away instead, its `Tx` or
         // its wait for the lock wakes the flusher.
         let (done, outcome) = oneshot::channel();
         batch.waiters.push(done);
@@ -739,6 +743,23 @@ mod tests {
             .await
             .expect("the write went on once the lock was free")
             .unwrap();
+        assert_eq!(rows(&read).await, vec![1]);
+    }
+    /// Once the store is closed, a write answers an error (the connection is gone).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_write_after_the_store_closed_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let (write, read) = database(&dir).await;
+        let writer = Writer::group(write);
+        let mut tx = writer.begin().await.unwrap();
+        insert(&mut tx, 1).await;
+        tx.commit().await.unwrap();
+        writer.close().await;
+        match writer.begin().await {
+            Err(Error::Internal(cause)) => assert_eq!(cause.to_string(), "the store is closed"),
+            Err(other) => panic!("another error: {other}"),
+            Ok(_) => panic!("a write began on a closed store"),
+        }
         assert_eq!(rows(&read).await, vec![1]);
     }
 }
