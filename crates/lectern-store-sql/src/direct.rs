@@ -43,7 +43,9 @@ pub(crate) fn run<'q>(
             .ok_or_else(|| protocol(format!("no value bound for parameter {n}")))?;
         stmt.raw_bind_parameter(i, Bind(value)).map_err(error)?;
     }
-    let columns: Vec<AnyColumn> = (0..stmt.column_count())
+    // The column list each returned row carries (none to build when the rows are skipped).
+    let wanted = if rows { stmt.column_count() } else { 0 };
+    let columns: Vec<AnyColumn> = (0..wanted)
         .map(|ordinal| AnyColumn {
             ordinal,
             name: "".into(),

@@ -115,8 +115,7 @@ impl Writer {
             Writer::Pool(pool, ..) => pool.close().await,
             Writer::Group(group) => {
                 let batch = group.batch.clone().lock_owned().await;
-                let _ = tokio::task::spawn_blocking(move || {
-                    let mut batch = batch;
+                let _ = on_blocking_thread(batch, |batch| {
                     batch.finish();
                     if let Some(conn) = batch.conn.take()
                         && let Err((_, e)) = conn.close()
@@ -295,7 +294,7 @@ impl Group {
     async fn begin(self: &Arc<Self>) -> Result<Tx> {
         let mut batch = {
             self.waiting.fetch_add(1, Ordering::SeqCst);
-            let waited = Waited(self, false);
+            let waited = Waited(&self.waiting, FlushOnDrop(Some(self.flush.clone())));
             let batch = self.batch.clone().lock_owned().await;
             waited.acquired();
             batch
@@ -318,7 +317,7 @@ impl Group {
             // `BEGIN IMMEDIATE` may wait (up to the busy timeout) for another process's
             // write lock: on a blocking thread, not a Tokio worker. Should the caller go away
             // meanwhile, the flusher ends the transaction it opened.
-            let flush = FlushOnDrop(Some(self.flush.clone()));
+            let mut flush = FlushOnDrop(Some(self.flush.clone()));
             batch = tokio::task::spawn_blocking(move || {
                 match batch.run("BEGIN IMMEDIATE; SAVEPOINT w") {
                     Ok(()) => {
@@ -362,14 +361,12 @@ impl Group {
             // about to write) before committing, so that those that reach the lock join
             // this commit rather than waiting for its fsync. Should the caller go away
             // meanwhile, the flusher commits what the batch holds.
-            let flush = FlushOnDrop(Some(self.flush.clone()));
+            let mut flush = FlushOnDrop(Some(self.flush.clone()));
             tokio::task::yield_now().await;
             flush.disarm();
         }
         if self.waiting.load(Ordering::SeqCst) == 0 || batch.waiters.len() >= MAX_BATCH {
-            return tokio::task::spawn_blocking(move || batch.commit())
-                .await
-                .map_err(Error::internal)?;
+            return on_blocking_thread(batch, Batch::commit).await?;
         }
         // The lock goes to the write waiting for it, which usually runs next on this worker
         // (Tokio runs the task a task woke first). Should that write go away instead, its `Tx` or
@@ -389,7 +386,7 @@ impl Group {
 struct FlushOnDrop(Option<Arc<Notify>>);
 
 impl FlushOnDrop {
-    fn disarm(mut self) {
+    fn disarm(&mut self) {
         self.0 = None;
     }
 }
@@ -405,21 +402,29 @@ impl Drop for FlushOnDrop {
 /// Counts a write out of [`Group::waiting`] once it has the lock or gave up waiting. One that
 /// gave up (its caller went away) wakes the flusher: the writes before it may have left the
 /// commit to it.
-struct Waited<'a>(&'a Group, bool);
+struct Waited<'a>(&'a AtomicUsize, FlushOnDrop);
 
 impl Waited<'_> {
     fn acquired(mut self) {
-        self.1 = true;
+        self.1.disarm();
     }
 }
 
 impl Drop for Waited<'_> {
     fn drop(&mut self) {
-        self.0.waiting.fetch_sub(1, Ordering::SeqCst);
-        if !self.1 {
-            self.0.flush.notify_one();
-        }
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
+}
+
+/// Runs `work` on the batch on a blocking thread (it waits for the disk or another process's
+/// lock), the guard with it: a caller that goes away cannot cut it off half-way.
+async fn on_blocking_thread<T: Send + 'static>(
+    mut batch: OwnedMutexGuard<Batch>,
+    work: impl FnOnce(&mut Batch) -> T + Send + 'static,
+) -> Result<T> {
+    tokio::task::spawn_blocking(move || work(&mut batch))
+        .await
+        .map_err(Error::internal)
 }
 
 /// The writer connection and its open transaction.
@@ -506,9 +511,10 @@ impl Batch {
     }
 }
 
-/// Commits batches that no write is left to commit: woken whenever a write leaves the
-/// commit to others or goes away. Queued on the fair lock behind the writes already
-/// waiting, it commits after them. Ends with the store.
+/// Commits batches that no write is left to commit: woken whenever a write goes away (its
+/// `Tx` dropped, its wait for the lock, its start or its yield before committing cut off),
+/// since the writes before it may have left the commit to it. Queued on the fair lock
+/// behind the writes already waiting, it commits after them. Ends with the store.
 async fn flusher(group: std::sync::Weak<Group>, wake: Arc<Notify>) {
     loop {
         wake.notified().await;
@@ -517,11 +523,7 @@ async fn flusher(group: std::sync::Weak<Group>, wake: Arc<Notify>) {
         };
         let batch = batch.lock_owned().await;
         if batch.open {
-            let _ = tokio::task::spawn_blocking(move || {
-                let mut batch = batch;
-                batch.finish();
-            })
-            .await;
+            let _ = on_blocking_thread(batch, Batch::finish).await;
         }
     }
 }
