@@ -400,13 +400,10 @@ impl SqlStore {
         // the core knows the order (it is read afterwards if the revision differs).
         // An earlier write through this writer may know a newer order than the core's cache
         // (or the cache a newer one, read after another process wrote): the newer is used.
-        let newest = |tx: &Tx, known: Option<KnownOrder>| match (tx.left_order(deck_id), known) {
-            (Some(b), Some(k)) if k.revision > b.revision => Some(k),
-            (b, k) => b.or(k),
-        };
+        let newest = |tx: &Tx, known: Option<KnownOrder>| newest_order(tx, deck_id, known);
         let (only, known) = match scope {
             OrderScope::Whole(known) => (None, newest(tx, known.clone())),
-            OrderScope::Slide(id) => (Some(id.as_str()), None),
+            OrderScope::Slide(id, _) => (Some(id.as_str()), None),
         };
         let filter = if only.is_some() { " AND id = $4" } else { "" };
         let read_here = !self.dialect.locks_rows() && known.is_none();
@@ -537,5 +534,15 @@ mod tests {
         assert_eq!(e, 1);
         assert!(d.len() < long.len() / 4);
         assert_eq!(decode(e, d).unwrap(), long);
+    }
+}
+
+/// The newer of the order an earlier write through this writer left for `deck_id` and the
+/// order the core `known`s (either may be ahead: the cache after another process wrote, the
+/// writer before the cache is filled).
+pub(crate) fn newest_order(tx: &Tx, deck_id: i64, known: Option<KnownOrder>) -> Option<KnownOrder> {
+    match (tx.left_order(deck_id), known) {
+        (Some(b), Some(k)) if k.revision > b.revision => Some(k),
+        (b, k) => b.or(k),
     }
 }

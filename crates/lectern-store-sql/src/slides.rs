@@ -7,8 +7,8 @@ use lectern_core::Result;
 use lectern_core::layout::SlideSlot;
 use lectern_core::revision::{Operation, WriteContext};
 use lectern_core::store::{
-    KnownOrder, NewSlideRecord, SlideContentPatch, SlideEdit, SlideEditor, SlideHtmlRecord,
-    SlideOrder, SlideRecord, SlideStore, SlideSummaryRecord,
+    KnownOrder, NewSlideRecord, OrderScope, SlideContentPatch, SlideEdit, SlideEditor,
+    SlideHtmlRecord, SlideOrder, SlideRecord, SlideStore, SlideSummaryRecord,
 };
 use lectern_core::time::Timestamp;
 
@@ -206,6 +206,15 @@ impl SlideStore for SqlStore {
         else {
             return Ok(None);
         };
+        // A content edit moves nothing: the order of the revision before, when known here,
+        // is this revision's too (so neither the store nor the core reads it).
+        let carried = match &edit.scope {
+            OrderScope::Slide(_, known) => {
+                crate::history::newest_order(&tx, deck_id, known.clone())
+                    .filter(|k| k.revision == revision - 1)
+            }
+            OrderScope::Whole(_) => None,
+        };
         // An error here drops the transaction: nothing was written.
         let mut result = (edit.decide)(&slots)?;
         // A content change writes only when it sets something new; then the texts it sets
@@ -213,7 +222,12 @@ impl SlideStore for SqlStore {
         let mut recorded: Vec<(String, Texts)> = Vec::new();
         if let Some(patch) = &result.content {
             match change_content(&mut tx, deck_id, patch, at).await? {
-                Some(texts) => recorded.push((patch.id.clone(), texts)),
+                Some(texts) => {
+                    recorded.push((patch.id.clone(), texts));
+                    if let Some(known) = carried {
+                        result.after = known.slots;
+                    }
+                }
                 None => result.content = None,
             }
         }

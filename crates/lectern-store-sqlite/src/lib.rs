@@ -61,14 +61,41 @@ async fn pool(options: &SqliteConnectOptions, size: u32) -> Result<AnyPool> {
 }
 
 /// The writer's connection to the database of `options`, set up with [`PRAGMAS`] as the
-/// readers are, and room in its statement cache for every statement the writes run.
+/// readers are, and room in its statement cache for every statement the writes run. It
+/// does not checkpoint the WAL itself: [`checkpoints`] does, beside it.
 fn writer(options: &SqliteConnectOptions) -> Result<rusqlite::Connection> {
     let conn = rusqlite::Connection::open(options.get_filename())
         .map_err(|e| Error::internal(format!("opening the SQLite writer failed: {e}")))?;
     conn.set_prepared_statement_cache_capacity(256);
     conn.execute_batch(PRAGMAS)
+        .and_then(|()| conn.execute_batch("PRAGMA wal_autocheckpoint = 0"))
         .map_err(|e| Error::internal(format!("setting up the SQLite writer failed: {e}")))?;
     Ok(conn)
+}
+
+/// How often the WAL is checkpointed into the database file.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
+
+/// Copies the WAL's committed pages into the database file every [`CHECKPOINT_EVERY`], on a
+/// reader connection, until the pool closes. A passive checkpoint runs beside the writer
+/// without holding it up; left to the writer (SQLite's automatic checkpoint), every
+/// thousandth page's commit would copy a thousand pages and wait for two fsyncs more
+/// while the writes queued behind it.
+fn checkpoints(read: AnyPool) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        while !read.is_closed() {
+            tick.tick().await;
+            if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
+                .execute(&read)
+                .await
+                && !read.is_closed()
+            {
+                tracing::warn!(error = %e, "checkpointing the WAL failed");
+            }
+        }
+    });
 }
 
 /// Opens (creating when missing) the database at `url` and applies the migrations.
@@ -87,6 +114,7 @@ pub async fn open(url: &str) -> Result<SqlStore> {
     migrator.close().await;
     let writer = writer(&options)?;
     let read = pool(&options, READERS).await?;
+    checkpoints(read.clone());
     let store = SqlStore::sqlite(read, writer);
     store.record_missing_history().await?;
     Ok(store)

@@ -37,6 +37,12 @@ pub struct Slots {
 type Slides = imbl::Vector<SlideSlot>;
 
 impl Slots {
+    /// Whether `other` is this very order (a copy of it, sharing its memory): `false` says
+    /// nothing about equality.
+    pub fn is_copy_of(&self, other: &Slots) -> bool {
+        self.slides.ptr_eq(&other.slides)
+    }
+
     fn counted(slides: Slides) -> Slots {
         let mut previous = None;
         let mut stacks = 0;

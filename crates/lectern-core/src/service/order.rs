@@ -180,6 +180,20 @@ impl Lectern {
         Ok(order)
     }
 
+    /// The order after a write that made `revision` and moved no slide, from `slots`, the
+    /// order of the revision before as the store carried it over: it shares the cached
+    /// order's positions and index when it is a copy of it, so that the answer takes no
+    /// pass over the deck.
+    pub(crate) fn carried_order(&self, deck_id: i64, revision: i64, slots: Slots) -> Arc<Order> {
+        let order = match self.orders.latest(deck_id) {
+            Some(cached) if cached.slots().is_copy_of(&slots) => cached.at(revision),
+            _ => Order::shared(revision, slots),
+        };
+        let order = Arc::new(order);
+        self.orders.put(deck_id, order.clone());
+        order
+    }
+
     /// The order after a write that made `revision` (it did: the caller knows) and moved no
     /// slide (a content edit), without reading the order when the cache holds the order of
     /// another revision and every revision between the two is recorded and moved no slide

@@ -126,10 +126,13 @@ impl Lectern {
     ) -> Result<SlidePlace> {
         caller.require(Scope::Manage)?;
         let id = slide_id.as_str().to_string();
+        let stored = deck_id.stored().ok_or_else(Error::deck_not_found)?;
         // A content edit moves nothing: it needs only its own slide's slot, and its answer's
-        // position comes from the order cache (carried over from the revision before).
+        // position comes from the order of the revision before, carried over (by the store,
+        // from the order it or the cache knows, else from the order cache here).
+        let known = self.orders.latest(stored).map(|o| o.known());
         let editor = SlideEditor {
-            scope: OrderScope::Slide(id.clone()),
+            scope: OrderScope::Slide(id.clone(), known),
             decide: Box::new(move |slots: &Slots| {
                 if !slots.iter().any(|s| s.id == id) {
                     return Err(slide_not_found());
@@ -146,7 +149,7 @@ impl Lectern {
                 })
             }),
         };
-        let edit = self
+        let mut edit = self
             .edit_slides_in(
                 caller,
                 deck_id,
@@ -155,10 +158,11 @@ impl Lectern {
                 editor,
             )
             .await?;
-        let stored = deck_id.stored().ok_or_else(Error::deck_not_found)?;
         // The store drops the content patch when it changed nothing: then no revision was
         // made, and the revision before proves nothing about this one.
-        let order = if edit.content.is_some() {
+        let order = if edit.content.is_some() && !edit.after.is_empty() {
+            self.carried_order(stored, edit.revision, std::mem::take(&mut edit.after))
+        } else if edit.content.is_some() {
             self.order_after_content_edit(stored, edit.revision).await?
         } else {
             self.order_at(stored, edit.revision).await?

@@ -483,8 +483,9 @@ pub struct SlideEdit {
     pub insert: Vec<NewSlideRecord>,
     /// A content change of one existing slide.
     pub content: Option<SlideContentPatch>,
-    /// The deck's order after the edit, for the answer's position and the order cache
-    /// (empty for a content edit).
+    /// The deck's order after the edit, for the answer's position and the order cache. A
+    /// content edit leaves it empty; the store fills it in when it knows the order of the
+    /// revision before (a content edit moves nothing), so that it need not be read.
     pub after: Slots,
     /// Set by the store: the deck's revision after the edit (unchanged when the edit
     /// changed nothing).
@@ -508,8 +509,9 @@ pub enum OrderScope {
     /// the revision the edit finds, the store uses it instead of reading it again.
     Whole(Option<KnownOrder>),
     /// Only this slide's slot, or none when the deck has no such slide (a content edit,
-    /// which moves nothing: its cost does not grow with the deck).
-    Slide(String),
+    /// which moves nothing: its cost does not grow with the deck). The order the core
+    /// knows, if any, is carried over to the new revision when it is the revision before's.
+    Slide(String, Option<KnownOrder>),
 }
 
 /// A slide edit for [`SlideStore::edit_slides`]: the part of the order it needs and the
