@@ -22,6 +22,7 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
 
 use lectern_core::store::KnownOrder;
 use lectern_core::{Error, Result};
@@ -302,6 +303,7 @@ impl Group {
         if batch.conn.is_none() {
             return Err(Error::internal("the store is closed"));
         }
+        batch.held_since = Some(Instant::now());
         if batch.open {
             let start = if batch.unreleased {
                 "RELEASE SAVEPOINT w; SAVEPOINT w"
@@ -353,6 +355,11 @@ impl Group {
         left: Option<(i64, KnownOrder)>,
     ) -> Result<()> {
         batch.unreleased = true;
+        batch.writes += 1;
+        if let Some(since) = batch.held_since.take() {
+            metrics::histogram!("lectern_sqlite_write_hold_seconds")
+                .record(since.elapsed().as_secs_f64());
+        }
         if let Some((deck_id, order)) = left {
             batch.orders.insert(deck_id, order);
         }
@@ -468,6 +475,10 @@ struct Batch {
     unreleased: bool,
     /// The writes released into the open transaction, waiting for its commit.
     waiters: Vec<Waiter>,
+    /// Writes released into the open transaction (for the metrics).
+    writes: usize,
+    /// When the write that holds the lock took it (for the metrics).
+    held_since: Option<Instant>,
     /// Slide orders as the released writes of the open transaction and the committed ones
     /// before it left them, so that the next write to the same deck need not read its order
     /// (see `Tx::left_order`).
@@ -506,7 +517,12 @@ impl Batch {
     /// Commits the open transaction ([`Batch::commit`]) without telling its writes: the
     /// outcome, and the writes to tell ([`Batch::tell`]).
     fn commit_only(&mut self) -> (Result<()>, Vec<Waiter>) {
+        let started = Instant::now();
         let result = self.run("COMMIT");
+        metrics::histogram!("lectern_sqlite_commit_seconds")
+            .record(started.elapsed().as_secs_f64());
+        metrics::histogram!("lectern_sqlite_batch_writes").record(self.writes as f64);
+        self.writes = 0;
         self.open = false;
         self.unreleased = false;
         if result.is_err() || self.orders.len() > MAX_KNOWN_ORDERS {
@@ -537,6 +553,7 @@ impl Batch {
         }
         self.open = false;
         self.unreleased = false;
+        self.writes = 0;
         self.orders.clear();
         let why: Arc<str> = Arc::from(format!("the transaction was rolled back: {why}"));
         for waiter in self.waiters.drain(..) {

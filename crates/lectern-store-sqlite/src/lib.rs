@@ -204,6 +204,49 @@ mod tests {
         assert_eq!(settings, ("wal".to_string(), 2, 1, 10_000));
     }
 
+    /// The writer never copies the WAL into the database file itself (that would hold up
+    /// the writes queued behind its commit); the checkpoints beside it do.
+    #[tokio::test]
+    async fn the_wal_reaches_the_database_file_through_the_checkpoints_not_the_writer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let url = format!("sqlite://{}", path.display());
+        let conn = writer(&options(&url).unwrap()).unwrap();
+        conn.execute_batch("CREATE TABLE t (n INTEGER PRIMARY KEY, body TEXT NOT NULL)")
+            .unwrap();
+        // ~4 MB of committed pages, in 40 commits: far past SQLite's automatic checkpoint
+        // (1,000 pages of 4 KB).
+        for batch in 0..40 {
+            conn.execute_batch("BEGIN").unwrap();
+            for i in 0..100 {
+                conn.execute(
+                    "INSERT INTO t (n, body) VALUES (?1, ?2)",
+                    rusqlite::params![batch * 100 + i, "x".repeat(1000)],
+                )
+                .unwrap();
+            }
+            conn.execute_batch("COMMIT").unwrap();
+        }
+        let size = || std::fs::metadata(&path).unwrap().len();
+        assert!(
+            size() < 100_000,
+            "the writer checkpointed: {} bytes",
+            size()
+        );
+        let read = pool(&options(&url).unwrap(), 2).await.unwrap();
+        checkpoints(read.clone());
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while size() < 4_000_000 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "no checkpoint: {} bytes",
+                size()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        read.close().await;
+    }
+
     #[test]
     fn an_in_memory_database_is_refused_with_a_clear_error() {
         let err = options("sqlite::memory:").unwrap_err();
