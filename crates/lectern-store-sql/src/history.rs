@@ -519,6 +519,16 @@ pub(crate) async fn slides_in_tx(tx: &mut Tx, deck_id: i64) -> Result<Vec<SlideH
     .await
 }
 
+/// The newer of the order an earlier write through this writer left for `deck_id` and the
+/// order the core `known`s (either may be ahead: the cache after another process wrote, the
+/// writer before the cache is filled).
+pub(crate) fn newest_order(tx: &Tx, deck_id: i64, known: Option<KnownOrder>) -> Option<KnownOrder> {
+    match (tx.left_order(deck_id), known) {
+        (Some(b), Some(k)) if k.revision > b.revision => Some(k),
+        (b, k) => b.or(k),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -534,15 +544,5 @@ mod tests {
         assert_eq!(e, 1);
         assert!(d.len() < long.len() / 4);
         assert_eq!(decode(e, d).unwrap(), long);
-    }
-}
-
-/// The newer of the order an earlier write through this writer left for `deck_id` and the
-/// order the core `known`s (either may be ahead: the cache after another process wrote, the
-/// writer before the cache is filled).
-pub(crate) fn newest_order(tx: &Tx, deck_id: i64, known: Option<KnownOrder>) -> Option<KnownOrder> {
-    match (tx.left_order(deck_id), known) {
-        (Some(b), Some(k)) if k.revision > b.revision => Some(k),
-        (b, k) => b.or(k),
     }
 }
