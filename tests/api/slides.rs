@@ -720,3 +720,64 @@ async fn concurrent_changes_to_one_deck_leave_it_valid() {
         total
     );
 }
+
+/// Edits `slide`'s notes (`take`) and checks that the answer's position is where
+/// `list_slides` finds the slide now; its horizontal index.
+async fn edit_and_check(app: &TestApp, key: &str, deck: i64, slide: &str, take: u32) -> i64 {
+    let r = app
+        .update_slide(key, deck, slide, json!({"notes": format!("take {take}")}))
+        .await;
+    r.expect(200);
+    let listed = app.list_slides(key, deck, "?per_page=200").await;
+    let items = listed.data().as_array().unwrap().clone();
+    let now = &items.iter().find(|s| s["id"] == slide).unwrap()["position"];
+    assert_eq!(&r.data()["position"], now, "take {take}");
+    r.data()["position"]["horizontal"].as_i64().unwrap()
+}
+
+/// A content edit answers its slide's place from the order of the revision before, carried
+/// over without reading it: after every write that moves slides in between, the answer is
+/// still where the slide is now.
+#[tokio::test]
+async fn update_slide_answers_the_place_after_the_moves_and_adds_before_it() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let key = alice.key.as_str();
+    let (deck, ids) = deck_with(&app, &alice, 5).await;
+    let target = ids[3].as_str();
+    assert_eq!(edit_and_check(&app, key, deck, target, 1).await, 3);
+    assert_eq!(edit_and_check(&app, key, deck, target, 2).await, 3);
+    // Moved to the front.
+    app.move_slides(
+        key,
+        deck,
+        json!({"slide_ids": [target], "insert_before_slide_id": ids[0]}),
+    )
+    .await
+    .expect(200);
+    assert_eq!(edit_and_check(&app, key, deck, target, 3).await, 0);
+    // Two slides added before it.
+    for _ in 0..2 {
+        app.add_slide(key, deck, Some(json!({"insert_before_slide_id": target})))
+            .await
+            .expect(201);
+    }
+    assert_eq!(edit_and_check(&app, key, deck, target, 4).await, 2);
+    assert_eq!(edit_and_check(&app, key, deck, target, 5).await, 2);
+    // The slide before it removed.
+    let before = app.shape(key, deck).await[1][0].clone();
+    app.remove_slides(key, deck, json!({"slide_ids": [before]}))
+        .await
+        .expect(200);
+    assert_eq!(edit_and_check(&app, key, deck, target, 6).await, 1);
+    // The deck as it was made (revision 1), restored: the slide is back in fourth place.
+    app.call(
+        reqwest::Method::POST,
+        &format!("/v1/decks/{deck}/revisions/1/restore"),
+        Some(key),
+        None,
+    )
+    .await
+    .expect(200);
+    assert_eq!(edit_and_check(&app, key, deck, target, 7).await, 3);
+}
