@@ -373,10 +373,7 @@ impl Group {
             flush.disarm();
         }
         if self.waiting.load(Ordering::SeqCst) == 0 || batch.waiters.len() >= MAX_BATCH {
-            let group = self.clone();
-            return tokio::task::spawn_blocking(move || group.commit_and_hand_on(batch))
-                .await
-                .map_err(Error::internal)?;
+            return on_blocking_thread(batch, Batch::commit).await?;
         }
         // The lock goes to the write waiting for it, which usually runs next on this worker
         // (Tokio runs the task a task woke first). Should that write go away instead, its `Tx` or
@@ -388,29 +385,6 @@ impl Group {
             Ok(result) => result.map_err(|e| Error::internal(e.to_string())),
             Err(_) => Err(Error::internal("the group commit went away")),
         }
-    }
-
-    /// Commits the batch (blocking: call it on a blocking thread), then hands the lock to
-    /// the next write before its own writes are told: a wake from a blocking thread queues
-    /// the woken task behind those woken before it, so telling a batch's writes first would
-    /// leave the next batch waiting while their answers are written. When writes wait, the
-    /// next transaction is started here, so that the first of them need not go to a blocking
-    /// thread for its `BEGIN`; should they all go away instead, the last one wakes the
-    /// flusher, which commits it.
-    fn commit_and_hand_on(&self, mut batch: OwnedMutexGuard<Batch>) -> Result<()> {
-        let (result, waiters) = batch.commit_only();
-        if result.is_ok() && self.waiting.load(Ordering::SeqCst) > 0 {
-            if let Err(e) = batch.run("BEGIN IMMEDIATE") {
-                // The next write tries again, and answers the error if it stays.
-                tracing::debug!(error = %e, "starting the next batch failed");
-                batch.abort(&e.to_string());
-            } else {
-                batch.open = true;
-            }
-        }
-        drop(batch);
-        Batch::tell(waiters, &result);
-        result
     }
 }
 
@@ -509,14 +483,6 @@ impl Batch {
     /// read its order either; after a failed commit they are forgotten. Waits for the disk:
     /// call it where blocking is allowed.
     fn commit(&mut self) -> Result<()> {
-        let (result, waiters) = self.commit_only();
-        Batch::tell(waiters, &result);
-        result
-    }
-
-    /// Commits the open transaction ([`Batch::commit`]) without telling its writes: the
-    /// outcome, and the writes to tell ([`Batch::tell`]).
-    fn commit_only(&mut self) -> (Result<()>, Vec<Waiter>) {
         let started = Instant::now();
         let result = self.run("COMMIT");
         metrics::histogram!("lectern_sqlite_commit_seconds")
@@ -532,18 +498,14 @@ impl Batch {
             // A failed COMMIT may leave the transaction open: end it.
             let _ = self.run("ROLLBACK");
         }
-        (result, std::mem::take(&mut self.waiters))
-    }
-
-    /// Tells the writes of a batch its commit's outcome.
-    fn tell(waiters: Vec<Waiter>, result: &Result<()>) {
         let outcome = result
             .as_ref()
             .map(|_| ())
             .map_err(|e| Arc::<str>::from(e.to_string()));
-        for waiter in waiters {
+        for waiter in self.waiters.drain(..) {
             let _ = waiter.send(outcome.clone());
         }
+        result
     }
 
     /// Rolls the whole open transaction back, failing the writes that wait for it.
