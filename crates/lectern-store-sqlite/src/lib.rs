@@ -68,10 +68,19 @@ fn writer(options: &SqliteConnectOptions) -> Result<rusqlite::Connection> {
         .map_err(|e| Error::internal(format!("opening the SQLite writer failed: {e}")))?;
     conn.set_prepared_statement_cache_capacity(256);
     conn.execute_batch(PRAGMAS)
-        .and_then(|()| conn.execute_batch("PRAGMA wal_autocheckpoint = 0"))
+        .and_then(|()| conn.execute_batch(WRITER_PRAGMAS))
         .map_err(|e| Error::internal(format!("setting up the SQLite writer failed: {e}")))?;
     Ok(conn)
 }
+
+/// The writer's own settings: no checkpoints of its own ([`checkpoints`]); savepoint
+/// journals in memory (a write's savepoint copies every page it changes that an earlier
+/// write of its batch changed too: past 64 KiB SQLite would move that journal into a temporary
+/// file, opened and written during the write); and room for a batch's changed pages (8 MiB
+/// instead of 2), so that they wait for the commit in memory instead of being spilled to the
+/// WAL one by one while the write holds the writer.
+const WRITER_PRAGMAS: &str =
+    "PRAGMA wal_autocheckpoint = 0; PRAGMA temp_store = MEMORY; PRAGMA cache_size = -8192;";
 
 /// How often the WAL is checkpointed into the database file.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
@@ -202,6 +211,14 @@ mod tests {
             )
             .unwrap();
         assert_eq!(settings, ("wal".to_string(), 2, 1, 10_000));
+        // Its own: no automatic checkpoints, savepoint journals in memory (2), 8 MiB of
+        // pages.
+        let pragma = |name: &str| -> i64 {
+            conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))
+                .unwrap()
+        };
+        let own = ["wal_autocheckpoint", "temp_store", "cache_size"].map(pragma);
+        assert_eq!(own, [0, 2, -8192]);
     }
 
     /// The writer never copies the WAL into the database file itself (that would hold up
