@@ -47,10 +47,12 @@ pub fn sha256_hex(input: &str) -> String {
 
 /// Lowercase hex SHA-256 of bytes.
 pub fn sha256_hex_bytes(input: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let digest = Sha256::digest(input);
     let mut out = String::with_capacity(64);
     for byte in digest.iter() {
-        out.push_str(&format!("{byte:02x}"));
+        out.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        out.push(char::from(DIGITS[usize::from(byte & 0xf)]));
     }
     out
 }
@@ -137,6 +139,20 @@ pub fn verify_password(password: &Secret, phc: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The stored hashes (API keys, tokens, history texts) are lowercase hex SHA-256:
+    /// known answers, so that a change of the encoding cannot orphan them.
+    #[test]
+    fn sha256_hex_gives_the_known_lowercase_digests() {
+        assert_eq!(
+            sha256_hex(""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(
+            sha256_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+    }
 
     #[test]
     fn generated_keys_have_the_prefix_and_verify_only_against_their_hash() {

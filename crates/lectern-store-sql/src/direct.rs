@@ -114,9 +114,16 @@ impl rusqlite::ToSql for Bind<'_> {
     }
 }
 
-/// Runs statements that take no values and return no rows (transaction control).
+/// Runs statements that take no values and return no rows (transaction control: `sql` is
+/// split at every `;`), each through the statement cache: the writer runs the same few
+/// (`SAVEPOINT`, `RELEASE`, `BEGIN`, `COMMIT`) for every write, so none is parsed twice.
 pub(crate) fn batch(conn: &rusqlite::Connection, sql: &str) -> sqlx::Result<()> {
-    conn.execute_batch(sql).map_err(error)
+    for statement in sql.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+        conn.prepare_cached(statement)
+            .and_then(|mut stmt| stmt.raw_execute())
+            .map_err(error)?;
+    }
+    Ok(())
 }
 
 fn protocol(message: String) -> sqlx::Error {
