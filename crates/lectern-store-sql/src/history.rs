@@ -400,9 +400,8 @@ impl SqlStore {
         // the core knows the order (it is read afterwards if the revision differs).
         // An earlier write through this writer may know a newer order than the core's cache
         // (or the cache a newer one, read after another process wrote): the newer is used.
-        let newest = |tx: &Tx, known: Option<KnownOrder>| newest_order(tx, deck_id, known);
         let (only, known) = match scope {
-            OrderScope::Whole(known) => (None, newest(tx, known.clone())),
+            OrderScope::Whole(known) => (None, newest_order(tx, deck_id, known.clone())),
             OrderScope::Slide(id, _) => (Some(id.as_str()), None),
         };
         let filter = if only.is_some() { " AND id = $4" } else { "" };
@@ -437,7 +436,7 @@ impl SqlStore {
         // Where the UPDATE waited for the deck's row (PostgreSQL), the write before it may
         // have committed its order meanwhile.
         let known = match scope {
-            OrderScope::Whole(_) if self.dialect.locks_rows() => newest(tx, known),
+            OrderScope::Whole(_) if self.dialect.locks_rows() => newest_order(tx, deck_id, known),
             _ => known,
         };
         let slots = match known {

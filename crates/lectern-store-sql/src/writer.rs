@@ -434,9 +434,6 @@ async fn on_blocking_thread<T: Send + 'static>(
         .map_err(Error::internal)
 }
 
-/// A write released into the open transaction, waiting for its commit's outcome.
-type Waiter = oneshot::Sender<std::result::Result<(), Arc<str>>>;
-
 /// The writer connection and its open transaction.
 #[derive(Default)]
 struct Batch {
@@ -448,7 +445,7 @@ struct Batch {
     /// first statement, and COMMIT releases every savepoint.
     unreleased: bool,
     /// The writes released into the open transaction, waiting for its commit.
-    waiters: Vec<Waiter>,
+    waiters: Vec<oneshot::Sender<std::result::Result<(), Arc<str>>>>,
     /// Writes released into the open transaction (for the metrics).
     writes: usize,
     /// When the write that holds the lock took it (for the metrics).
