@@ -102,9 +102,7 @@ pub fn build(state: AppState) -> Router {
                     },
                 ))
                 .layer(PropagateRequestIdLayer::new(request_id))
-                .layer(axum::middleware::from_fn(http::metrics::record))
-                .layer(axum::middleware::from_fn(http::json_errors))
-                .layer(axum::middleware::from_fn(http::cache_scope))
+                .layer(axum::middleware::from_fn(http::edge))
                 .layer(CatchPanicLayer::custom(http::panic_response))
                 .layer(TimeoutLayer::with_status_code(
                     StatusCode::REQUEST_TIMEOUT,

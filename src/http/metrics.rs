@@ -1,14 +1,15 @@
 //! `/metrics`: Prometheus text metrics of this process: requests by method, route and
-//! status, the latency of all requests, and the export queue depth. The recorder is installed once per process; the middleware
-//! records every request.
+//! status, the latency of all requests, and the export queue depth. The recorder is installed once per process; the edge middleware
+//! (`http::edge`) records every request through [`RequestTimer`].
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{OnceLock, RwLock};
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderValue, header};
-use axum::middleware::Next;
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use metrics::{Counter, Histogram};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
 use crate::app::AppState;
@@ -23,24 +24,73 @@ fn handle() -> &'static PrometheusHandle {
     })
 }
 
-/// Counts and times each request under its route template (never the raw path, which
-/// would hold ids and tokens).
-pub async fn record(req: Request, next: Next) -> Response {
-    let _ = handle();
-    let started = Instant::now();
-    let method = req.method().to_string();
-    let route = req
-        .extensions()
-        .get::<MatchedPath>()
-        .map_or_else(|| "unmatched".to_string(), |p| p.as_str().to_string());
-    let response = next.run(req).await;
-    let status = response.status().as_u16().to_string();
-    let labels = [("method", method), ("route", route), ("status", status)];
-    metrics::counter!("http_requests_total", &labels).increment(1);
-    // One latency histogram for the process: per-route histograms cost too much on the hot
-    // path (get_deck lost ~10% of its throughput with them).
-    metrics::histogram!("http_request_duration_seconds").record(started.elapsed().as_secs_f64());
-    response
+/// The request counter of one method, route template and status, made once and kept: the
+/// recorder's own look-up hashes the labels and their `String`s are made for each call, a
+/// cost every request would pay. The set is bounded by the routes (unknown paths count as
+/// "unmatched").
+fn count_request(method: &Method, route: &str, status: StatusCode) {
+    type ByRoute = HashMap<Box<str>, Vec<(Method, StatusCode, Counter)>>;
+    static COUNTERS: OnceLock<RwLock<ByRoute>> = OnceLock::new();
+    let counters = COUNTERS.get_or_init(Default::default);
+    let find = |by_route: &ByRoute| {
+        by_route.get(route).and_then(|known| {
+            known
+                .iter()
+                .find(|(m, s, _)| m == method && *s == status)
+                .map(|(_, _, c)| c.clone())
+        })
+    };
+    let known = find(&counters.read().expect("no panics while the lock is held"));
+    let counter = known.unwrap_or_else(|| {
+        let mut by_route = counters.write().expect("no panics while the lock is held");
+        find(&by_route).unwrap_or_else(|| {
+            let labels = [
+                ("method", method.to_string()),
+                ("route", route.to_string()),
+                ("status", status.as_u16().to_string()),
+            ];
+            let counter = metrics::counter!("http_requests_total", &labels);
+            by_route.entry(route.into()).or_default().push((
+                method.clone(),
+                status,
+                counter.clone(),
+            ));
+            counter
+        })
+    });
+    counter.increment(1);
+}
+
+/// Where [`record`] counts and times one request: started before it is handled, finished
+/// with its answer's status.
+pub struct RequestTimer {
+    started: Instant,
+    method: Method,
+    route: Option<MatchedPath>,
+}
+
+impl RequestTimer {
+    pub fn start(req: &Request) -> Self {
+        let _ = handle();
+        RequestTimer {
+            started: Instant::now(),
+            method: req.method().clone(),
+            route: req.extensions().get::<MatchedPath>().cloned(),
+        }
+    }
+
+    /// Counts the request under its route template (never the raw path, which would hold
+    /// ids and tokens) and records its latency.
+    pub fn finish(self, status: StatusCode) {
+        let route = self.route.as_ref().map_or("unmatched", MatchedPath::as_str);
+        count_request(&self.method, route, status);
+        // One latency histogram for the process: per-route histograms cost too much on the
+        // hot path (get_deck lost ~10% of its throughput with them).
+        static LATENCY: OnceLock<Histogram> = OnceLock::new();
+        LATENCY
+            .get_or_init(|| metrics::histogram!("http_request_duration_seconds"))
+            .record(self.started.elapsed().as_secs_f64());
+    }
 }
 
 /// GET `/metrics`. The export queue depth is read from the database on each scrape (it

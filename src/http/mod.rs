@@ -46,16 +46,22 @@ pub fn panic_response(err: Box<dyn std::any::Any + Send + 'static>) -> Response 
     ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error").into_response()
 }
 
-/// Runs the request in a cache scope of its own, so that its reads wait for at most one
-/// cache fence (see `lectern_core::store::cache`).
-pub async fn cache_scope(req: Request, next: Next) -> Response {
-    lectern_core::store::cache::request_scope(next.run(req)).await
+/// What every request passes on its way in and out, in one middleware (each layer of its
+/// own would box the request's future and clone the routes once more): it is counted and
+/// timed (`/metrics`), it runs in a cache scope of its own, so that its reads wait for at
+/// most one cache fence (see `lectern_core::store::cache`), and an error answer without a
+/// JSON body gets one ([`json_error_body`]).
+pub async fn edge(req: Request, next: Next) -> Response {
+    let timer = metrics::RequestTimer::start(&req);
+    let response = lectern_core::store::cache::request_scope(next.run(req)).await;
+    let response = json_error_body(response);
+    timer.finish(response.status());
+    response
 }
 
 /// Gives every error answer that lacks one a JSON body `{"error": ...}` (e.g. a timeout from
 /// a tower layer), so clients can always parse errors the same way.
-pub async fn json_errors(req: Request, next: Next) -> Response {
-    let response = next.run(req).await;
+fn json_error_body(response: Response) -> Response {
     let status = response.status();
     // Bodies without a type or in plain text come from tower layers and axum's own
     // rejections; JSON and HTML pages are already what they should be.
