@@ -4,12 +4,11 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::http::{HeaderName, StatusCode};
+use axum::http::HeaderName;
 use axum::routing::{delete, get, patch, post};
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 use crate::app::AppState;
@@ -18,7 +17,7 @@ use crate::{api, http, mcp, oauth, web};
 /// Largest request body (413 above it).
 pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 
-/// Longest time a request may take before it is answered 408.
+/// Longest time a request may take before it is answered 408 (`http::edge`).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The whole application.
@@ -104,10 +103,6 @@ pub fn build(state: AppState) -> Router {
                 .layer(PropagateRequestIdLayer::new(request_id))
                 .layer(axum::middleware::from_fn(http::edge))
                 .layer(CatchPanicLayer::custom(http::panic_response))
-                .layer(TimeoutLayer::with_status_code(
-                    StatusCode::REQUEST_TIMEOUT,
-                    REQUEST_TIMEOUT,
-                ))
                 .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
         )
         .with_state(state)
