@@ -433,10 +433,15 @@ impl SqlStore {
             return Ok(None);
         };
         Precondition::check(ctx.precondition.as_ref(), deck_id, next - 1)?;
-        // Where the UPDATE waited for the deck's row (PostgreSQL), the write before it may
-        // have committed its order meanwhile.
+        // Where the UPDATE waited for the deck's row (PostgreSQL), the write before it has
+        // committed its order meanwhile (and a write of this process leaves it here).
         let known = match scope {
-            OrderScope::Whole(_) if self.dialect.locks_rows() => newest_order(tx, deck_id, known),
+            OrderScope::Whole(_) if self.dialect.locks_rows() => {
+                match tx.committed_order(deck_id, next - 1).await {
+                    Some(order) => Some(order),
+                    None => newest_order(tx, deck_id, known),
+                }
+            }
             _ => known,
         };
         let slots = match known {

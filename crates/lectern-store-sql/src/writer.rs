@@ -20,9 +20,10 @@
 //! write that fails, or is dropped half-way, is rolled back to its savepoint: the others
 //! in its batch are untouched.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use lectern_core::store::KnownOrder;
 use lectern_core::{Error, Result};
@@ -54,17 +55,33 @@ pub(crate) enum Writer {
 /// it (PostgreSQL's concurrent writes to one deck wait for its row in turn, and find the
 /// order the one before them committed here rather than in the core's cache, which is
 /// filled a moment later).
+///
+/// The write a PostgreSQL write waited for has committed when the wait ends, but its task
+/// may not have run on yet to put its order here: so each write marks the order it is
+/// committing ([`CommittedOrders::committing`]), and the next one waits for that mark to
+/// go ([`CommittedOrders::at`]) rather than read the deck's whole order itself. Only
+/// committed orders are ever put here: a write that fails or is dropped takes its mark
+/// away without one.
 #[derive(Default)]
-pub(crate) struct CommittedOrders(std::sync::Mutex<std::collections::HashMap<i64, KnownOrder>>);
+pub(crate) struct CommittedOrders {
+    orders: std::sync::Mutex<HashMap<i64, KnownOrder>>,
+    /// The orders this process's writes are committing now: deck, revision, and the
+    /// signal given when the write is done.
+    committing: std::sync::Mutex<HashMap<i64, (i64, Arc<Notify>)>>,
+}
+
+/// How long a write waits for the order another write of this process is committing
+/// (microseconds, normally; past this it reads the order itself).
+const COMMITTING_WAIT: Duration = Duration::from_secs(1);
 
 impl CommittedOrders {
     fn get(&self, deck_id: i64) -> Option<KnownOrder> {
-        let orders = self.0.lock().expect("orders lock: no panics inside");
+        let orders = self.orders.lock().expect("orders lock: no panics inside");
         orders.get(&deck_id).cloned()
     }
 
     fn put(&self, deck_id: i64, order: KnownOrder) {
-        let mut orders = self.0.lock().expect("orders lock: no panics inside");
+        let mut orders = self.orders.lock().expect("orders lock: no panics inside");
         if orders.len() > MAX_KNOWN_ORDERS {
             orders.clear();
         }
@@ -74,6 +91,88 @@ impl CommittedOrders {
         if newer {
             orders.insert(deck_id, order);
         }
+    }
+
+    /// Marks deck `deck_id`'s order at `revision` as being committed by a write of this
+    /// process, until the returned mark is dropped (after the order was put, or not).
+    fn committing(&self, deck_id: i64, revision: i64) -> Committing<'_> {
+        let notify = Arc::new(Notify::new());
+        let mut committing = self
+            .committing
+            .lock()
+            .expect("orders lock: no panics inside");
+        committing.insert(deck_id, (revision, notify.clone()));
+        Committing {
+            orders: self,
+            deck_id,
+            revision,
+            notify,
+        }
+    }
+
+    fn is_committing(&self, deck_id: i64, revision: i64) -> bool {
+        let committing = self
+            .committing
+            .lock()
+            .expect("orders lock: no panics inside");
+        committing
+            .get(&deck_id)
+            .is_some_and(|(r, _)| *r == revision)
+    }
+
+    /// The committed order of deck `deck_id` at `revision`, if this process's writes left
+    /// it; when a write of this process is committing it right now, waits for that write
+    /// to finish (for at most [`COMMITTING_WAIT`]).
+    pub(crate) async fn at(&self, deck_id: i64, revision: i64) -> Option<KnownOrder> {
+        let found = |orders: &Self| orders.get(deck_id).filter(|o| o.revision == revision);
+        let notify = {
+            let committing = self
+                .committing
+                .lock()
+                .expect("orders lock: no panics inside");
+            match committing.get(&deck_id) {
+                Some((r, notify)) if *r == revision => notify.clone(),
+                _ => return found(self),
+            }
+        };
+        let done = notify.notified();
+        let mut done = std::pin::pin!(done);
+        // Registered before looking, so that a write that finishes from here on wakes it.
+        done.as_mut().enable();
+        if let Some(order) = found(self) {
+            return Some(order);
+        }
+        if self.is_committing(deck_id, revision) {
+            let _ = tokio::time::timeout(COMMITTING_WAIT, done).await;
+        }
+        found(self)
+    }
+}
+
+/// A write's mark on the order it is committing ([`CommittedOrders::committing`]); dropped
+/// when the write is done, whether it committed or not.
+struct Committing<'a> {
+    orders: &'a CommittedOrders,
+    deck_id: i64,
+    revision: i64,
+    notify: Arc<Notify>,
+}
+
+impl Drop for Committing<'_> {
+    fn drop(&mut self) {
+        let mut committing = self
+            .orders
+            .committing
+            .lock()
+            .expect("orders lock: no panics inside");
+        if committing
+            .get(&self.deck_id)
+            .is_some_and(|(r, _)| *r == self.revision)
+        {
+            committing.remove(&self.deck_id);
+        }
+        drop(committing);
+        self.notify.notify_waiters();
     }
 }
 
@@ -149,6 +248,19 @@ impl Tx {
             Inner::Grouped(Some(batch), _) => batch.orders.get(&deck_id).cloned(),
             Inner::Alone(_, orders) => orders.get(deck_id),
             Inner::Grouped(None, _) => None,
+        }
+    }
+
+    /// The order of deck `deck_id` at `revision` as a committed write of this process left
+    /// it, waiting for one that is committing it now (PostgreSQL; see [`CommittedOrders`]).
+    pub(crate) async fn committed_order(
+        &mut self,
+        deck_id: i64,
+        revision: i64,
+    ) -> Option<KnownOrder> {
+        match &self.0 {
+            Inner::Alone(_, orders) => orders.at(deck_id, revision).await,
+            Inner::Grouped(..) => self.left_order(deck_id).filter(|o| o.revision == revision),
         }
     }
 
@@ -243,10 +355,12 @@ impl Tx {
         match &mut self.0 {
             Inner::Alone(tx, orders) => {
                 let tx = tx.take().expect("a write commits once");
+                let Some((deck_id, order)) = left else {
+                    return tx.commit().await.map_err(fault);
+                };
+                let _mark = orders.committing(deck_id, order.revision);
                 tx.commit().await.map_err(fault)?;
-                if let Some((deck_id, order)) = left {
-                    orders.put(deck_id, order);
-                }
+                orders.put(deck_id, order);
                 Ok(())
             }
             Inner::Grouped(slot, group) => {
@@ -780,5 +894,78 @@ mod tests {
             Ok(_) => panic!("a write began on a closed store"),
         }
         assert_eq!(rows(&read).await, vec![1]);
+    }
+
+    fn known(revision: i64) -> KnownOrder {
+        KnownOrder {
+            revision,
+            slots: Default::default(),
+        }
+    }
+
+    /// The next write waits for the order a write of this process is committing, and gets
+    /// it once it is put; without a write committing it, it does not wait.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_write_waits_for_the_order_another_is_committing() {
+        let orders = Arc::new(CommittedOrders::default());
+        orders.put(1, known(3));
+        assert_eq!(orders.at(1, 3).await.map(|o| o.revision), Some(3));
+        assert_eq!(orders.at(1, 4).await, None, "nobody commits revision 4");
+        let (marked, mark_set) = oneshot::channel();
+        let committer = tokio::spawn({
+            let orders = orders.clone();
+            async move {
+                let _mark = orders.committing(1, 4);
+                marked.send(()).unwrap();
+                // The commit takes a while; the waiter must not read before it is done.
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                orders.put(1, known(4));
+            }
+        });
+        mark_set.await.unwrap();
+        let started = Instant::now();
+        let found = orders.at(1, 4).await;
+        assert_eq!(found.map(|o| o.revision), Some(4));
+        assert!(
+            started.elapsed() < COMMITTING_WAIT,
+            "{:?}",
+            started.elapsed()
+        );
+        committer.await.unwrap();
+        assert!(!orders.is_committing(1, 4), "the mark goes with the write");
+    }
+
+    /// A write that fails (or is dropped) while committing takes its mark away without an
+    /// order, and the waiter stops waiting at once instead of at the time limit.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failed_commit_leaves_no_order_and_ends_the_wait() {
+        let orders = Arc::new(CommittedOrders::default());
+        orders.put(1, known(3));
+        let (marked, mark_set) = oneshot::channel();
+        let committer = tokio::spawn({
+            let orders = orders.clone();
+            async move {
+                let _mark = orders.committing(1, 4);
+                marked.send(()).unwrap();
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                // Fails: nothing is put.
+            }
+        });
+        mark_set.await.unwrap();
+        let started = Instant::now();
+        assert_eq!(orders.at(1, 4).await, None);
+        assert!(
+            started.elapsed() < COMMITTING_WAIT,
+            "{:?}",
+            started.elapsed()
+        );
+        committer.await.unwrap();
+        // A later write's mark is not taken away by an earlier write finishing.
+        let earlier = orders.committing(1, 4);
+        let later = orders.committing(1, 5);
+        drop(earlier);
+        assert!(orders.is_committing(1, 5));
+        drop(later);
+        assert!(!orders.is_committing(1, 5));
     }
 }
