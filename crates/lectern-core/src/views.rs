@@ -80,7 +80,7 @@ pub struct TrashedDeckSummary {
 }
 
 /// The deck's viewer URLs (2.5).
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct DeckUrls {
     pub default: String,
     pub fullscreen: String,
@@ -90,7 +90,7 @@ pub struct DeckUrls {
 
 /// The deck metadata returned by `create_deck` and `update_deck`: every field of 2.5 except
 /// `css` and `deck_html`.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct DeckMeta {
     pub id: i64,
     pub title: String,
@@ -119,7 +119,7 @@ pub struct DeckMeta {
 }
 
 /// The Deck detail (2.5) returned by `get_deck`.
-#[derive(Debug, Clone, Serialize, ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct DeckView {
     #[serde(flatten)]
     pub meta: DeckMeta,
