@@ -98,8 +98,9 @@ pub async fn get_deck(
     ))
 }
 
-/// The most decks whose last `get_deck` answer [`deck_body`] keeps.
-const KEPT_BODIES: usize = 4096;
+/// The most body bytes [`deck_body`] keeps (its views take about as much again); past it
+/// it forgets them all.
+const KEPT_BYTES: usize = 4 << 20;
 
 /// `get_deck`'s body, `{"data": view}`. A deck read again unchanged (the core reads it
 /// from its cache) answers the bytes it answered last instead of being serialized again
@@ -108,12 +109,16 @@ const KEPT_BODIES: usize = 4096;
 /// a view that changed in any way (a new revision, a thumbnail, another server's address)
 /// is serialized afresh. Views with `deck_html` are not kept (they can be large).
 fn deck_body(view: &DeckView) -> Bytes {
-    static KEPT: LazyLock<RwLock<HashMap<i64, (DeckView, Bytes)>>> =
-        LazyLock::new(Default::default);
+    #[derive(Default)]
+    struct Kept {
+        bodies: HashMap<i64, (DeckView, Bytes)>,
+        bytes: usize,
+    }
+    static KEPT: LazyLock<RwLock<Kept>> = LazyLock::new(Default::default);
     let keep = view.deck_html.is_none();
     if keep {
         let kept = KEPT.read().expect("no panics while the lock is held");
-        if let Some((seen, body)) = kept.get(&view.meta.id)
+        if let Some((seen, body)) = kept.bodies.get(&view.meta.id)
             && seen == view
         {
             return body.clone();
@@ -128,10 +133,16 @@ fn deck_body(view: &DeckView) -> Bytes {
     );
     if keep {
         let mut kept = KEPT.write().expect("no panics while the lock is held");
-        if kept.len() >= KEPT_BODIES {
-            kept.clear();
+        if kept.bytes + body.len() > KEPT_BYTES {
+            *kept = Kept::default();
         }
-        kept.insert(view.meta.id, (view.clone(), body.clone()));
+        kept.bytes += body.len();
+        if let Some((_, old)) = kept
+            .bodies
+            .insert(view.meta.id, (view.clone(), body.clone()))
+        {
+            kept.bytes -= old.len();
+        }
     }
     body
 }

@@ -1,6 +1,7 @@
 //! `/metrics`: Prometheus text metrics of this process: requests by method, route and
-//! status, the latency of all requests, and the export queue depth. The recorder is installed once per process; the edge middleware
-//! (`http::edge`) records every request through [`RequestTimer`].
+//! status, the latency of all requests, and the export queue depth. The recorder is
+//! installed once per process; the edge middleware (`http::edge`) records every request
+//! through a [`RequestTimer`].
 
 use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
@@ -61,8 +62,8 @@ fn count_request(method: &Method, route: &str, status: StatusCode) {
     counter.increment(1);
 }
 
-/// Where [`record`] counts and times one request: started before it is handled, finished
-/// with its answer's status.
+/// One request being counted and timed: started before it is handled, finished with its
+/// answer's status.
 pub struct RequestTimer {
     started: Instant,
     method: Method,

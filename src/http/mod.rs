@@ -86,8 +86,9 @@ async fn within_time_limit(request: impl Future<Output = Response>) -> Response 
     }
 }
 
-/// Gives every error answer that lacks one a JSON body `{"error": ...}` (e.g. a timeout from
-/// a tower layer), so clients can always parse errors the same way.
+/// Gives every error answer that lacks one a JSON body `{"error": ...}` (the 408 of the time
+/// limit, a tower layer's or axum's own rejections), so clients can always parse errors the
+/// same way.
 fn json_error_body(response: Response) -> Response {
     let status = response.status();
     // Bodies without a type or in plain text come from tower layers and axum's own
