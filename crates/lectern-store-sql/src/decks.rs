@@ -197,14 +197,16 @@ impl DeckStore for SqlStore {
             .await?
             .ok_or_else(|| Error::internal("a deck inserted in this transaction is missing"))?;
         let entry = Entry {
-            revision: 1,
+            revision: record.revision,
             operation: Operation::CreateDeck,
             slide_ids: &ids,
             restored: None,
             author,
             settings: Some(&DeckSettings::of(&record)),
         };
-        record_revision(&mut tx, deck_id, at, entry).await?;
+        // The deck row is at revision 1 (the column's default) since `at` already: only the
+        // revision's entry is written.
+        insert_entry(&mut tx, deck_id, at, entry).await?;
         tx.commit().await?;
         Ok(record)
     }
