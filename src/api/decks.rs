@@ -216,12 +216,7 @@ mod tests {
                 title: title.into(),
                 description: String::new(),
                 thumbnail_url: thumbnail.into(),
-                urls: DeckUrls {
-                    default: url.clone(),
-                    fullscreen: format!("{url}/fullscreen"),
-                    edit: format!("{url}/edit"),
-                    present: format!("{url}/present"),
-                },
+                urls: DeckUrls::under(&url),
                 url,
                 slug: "intro".into(),
                 visibility: defaults::VISIBILITY,

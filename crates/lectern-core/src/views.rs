@@ -88,6 +88,18 @@ pub struct DeckUrls {
     pub present: String,
 }
 
+impl DeckUrls {
+    /// The viewer URLs of the deck page at `url`.
+    pub fn under(url: &str) -> Self {
+        DeckUrls {
+            default: url.to_string(),
+            fullscreen: format!("{url}/fullscreen"),
+            edit: format!("{url}/edit"),
+            present: format!("{url}/present"),
+        }
+    }
+}
+
 /// The deck metadata returned by `create_deck` and `update_deck`: every field of 2.5 except
 /// `css` and `deck_html`.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]

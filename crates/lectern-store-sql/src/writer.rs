@@ -903,6 +903,31 @@ mod tests {
         }
     }
 
+    /// A write of deck 1 committing its order at `revision` on a task of its own: it marks
+    /// the order, and 200 ms later (a commit that takes a while: a reader must not look
+    /// before it is done) puts it when it `commits`, or fails without it. Returns once the
+    /// mark is set.
+    async fn committing_for_a_while(
+        orders: &Arc<CommittedOrders>,
+        revision: i64,
+        commits: bool,
+    ) -> tokio::task::JoinHandle<()> {
+        let (marked, mark_set) = oneshot::channel();
+        let committer = tokio::spawn({
+            let orders = orders.clone();
+            async move {
+                let _mark = orders.committing(1, revision);
+                marked.send(()).unwrap();
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                if commits {
+                    orders.put(1, known(revision));
+                }
+            }
+        });
+        mark_set.await.unwrap();
+        committer
+    }
+
     /// The next write waits for the order a write of this process is committing, and gets
     /// it once it is put; without a write committing it, it does not wait.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -911,18 +936,7 @@ mod tests {
         orders.put(1, known(3));
         assert_eq!(orders.at(1, 3).await.map(|o| o.revision), Some(3));
         assert_eq!(orders.at(1, 4).await, None, "nobody commits revision 4");
-        let (marked, mark_set) = oneshot::channel();
-        let committer = tokio::spawn({
-            let orders = orders.clone();
-            async move {
-                let _mark = orders.committing(1, 4);
-                marked.send(()).unwrap();
-                // The commit takes a while; the waiter must not read before it is done.
-                tokio::time::sleep(Duration::from_millis(200)).await;
-                orders.put(1, known(4));
-            }
-        });
-        mark_set.await.unwrap();
+        let committer = committing_for_a_while(&orders, 4, true).await;
         let started = Instant::now();
         let found = orders.at(1, 4).await;
         assert_eq!(found.map(|o| o.revision), Some(4));
@@ -941,17 +955,7 @@ mod tests {
     async fn a_failed_commit_leaves_no_order_and_ends_the_wait() {
         let orders = Arc::new(CommittedOrders::default());
         orders.put(1, known(3));
-        let (marked, mark_set) = oneshot::channel();
-        let committer = tokio::spawn({
-            let orders = orders.clone();
-            async move {
-                let _mark = orders.committing(1, 4);
-                marked.send(()).unwrap();
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                // Fails: nothing is put.
-            }
-        });
-        mark_set.await.unwrap();
+        let committer = committing_for_a_while(&orders, 4, false).await;
         let started = Instant::now();
         assert_eq!(orders.at(1, 4).await, None);
         assert!(

@@ -221,6 +221,28 @@ mod tests {
         assert_eq!(own, [0, 2, -8192]);
     }
 
+    /// SQLite is built with the flags of `.cargo/config.toml`: no allocation statistics and
+    /// a page cache per connection (each would take a process-wide lock per allocation or
+    /// page).
+    #[test]
+    fn sqlite_is_built_without_its_global_locks() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let mut stmt = conn.prepare("PRAGMA compile_options").unwrap();
+        let options: Vec<String> = stmt
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert!(
+            options.iter().any(|o| o == "DEFAULT_MEMSTATUS=0"),
+            "{options:?}"
+        );
+        assert!(
+            !options.iter().any(|o| o == "ENABLE_MEMORY_MANAGEMENT"),
+            "{options:?}"
+        );
+    }
+
     /// The writer never copies the WAL into the database file itself (that would hold up
     /// the writes queued behind its commit); the checkpoints beside it do.
     #[tokio::test]

@@ -269,12 +269,7 @@ impl Lectern {
             title: d.title.clone(),
             description: d.description.clone(),
             thumbnail_url: self.thumbnail_url(d.thumbnail_token.as_deref()),
-            urls: DeckUrls {
-                default: url.clone(),
-                fullscreen: format!("{url}/fullscreen"),
-                edit: format!("{url}/edit"),
-                present: format!("{url}/present"),
-            },
+            urls: DeckUrls::under(&url),
             url,
             slug: d.slug.clone(),
             visibility: d.visibility,
