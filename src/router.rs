@@ -17,7 +17,7 @@ use crate::{api, http, mcp, oauth, web};
 /// Largest request body (413 above it).
 pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 
-/// Longest time a request may take before it is answered 408 (`http::edge`).
+/// Longest time a request may take before it is answered 408 (`http::EdgeLayer`).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The whole application.
@@ -101,7 +101,7 @@ pub fn build(state: AppState) -> Router {
                     },
                 ))
                 .layer(PropagateRequestIdLayer::new(request_id))
-                .layer(axum::middleware::from_fn(http::edge))
+                .layer(http::EdgeLayer)
                 .layer(CatchPanicLayer::custom(http::panic_response))
                 .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
         )
@@ -186,10 +186,7 @@ fn rest_api(state: &AppState) -> Router<AppState> {
         )
         .route("/v1/team/decks", get(api::team::list_team_decks))
         .route("/v1/team/decks/{id}", get(api::team::get_team_deck))
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            http::rate_limit::limit,
-        ))
+        .route_layer(http::rate_limit::RateLimitLayer(state.clone()))
 }
 
 #[cfg(test)]

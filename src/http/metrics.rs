@@ -1,6 +1,6 @@
 //! `/metrics`: Prometheus text metrics of this process: requests by method, route and
 //! status, the latency of all requests, and the export queue depth. The recorder is
-//! installed once per process; the edge middleware (`http::edge`) records every request
+//! installed once per process; the edge middleware (`http::EdgeLayer`) records every request
 //! through a [`RequestTimer`].
 
 use std::collections::HashMap;

@@ -7,15 +7,17 @@ pub mod metrics;
 pub mod rate_limit;
 pub mod request_id;
 
+use std::convert::Infallible;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
-use std::task::Poll;
+use std::task::{Context, Poll};
 
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use futures::future::BoxFuture;
+use tower::{Layer, Service};
 
 use error::ApiError;
 
@@ -52,19 +54,58 @@ pub fn panic_response(err: Box<dyn std::any::Any + Send + 'static>) -> Response 
     ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal server error").into_response()
 }
 
-/// What every request passes on its way in and out, in one middleware (each layer of its
-/// own would box the request's future and clone the routes once more): it is counted and
-/// timed (`/metrics`), answered 408 past [`REQUEST_TIMEOUT`] ([`within_time_limit`]), run
-/// in a cache scope of its own, so that its reads wait for at most one cache fence (see
+/// What every request passes on its way in and out, in one layer: it is counted and timed
+/// (`/metrics`), answered 408 past [`REQUEST_TIMEOUT`] ([`within_time_limit`]), run in a
+/// cache scope of its own, so that its reads wait for at most one cache fence (see
 /// `lectern_core::store::cache`), and an error answer without a JSON body gets one
-/// ([`json_error_body`]).
-pub async fn edge(req: Request, next: Next) -> Response {
-    let timer = metrics::RequestTimer::start(&req);
-    let request = within_time_limit(next.run(req));
-    let response = lectern_core::store::cache::request_scope(request).await;
-    let response = json_error_body(response);
-    timer.finish(response.status());
-    response
+/// ([`json_error_body`]). A `tower` service of its own rather than `middleware::from_fn`,
+/// which clones the routes behind it and boxes them once more for every request.
+#[derive(Clone, Copy, Default)]
+pub struct EdgeLayer;
+
+impl<S> Layer<S> for EdgeLayer {
+    type Service = Edge<S>;
+
+    fn layer(&self, inner: S) -> Edge<S> {
+        Edge(inner)
+    }
+}
+
+/// The service of [`EdgeLayer`] around a route.
+#[derive(Clone)]
+pub struct Edge<S>(S);
+
+impl<S> Service<Request> for Edge<S>
+where
+    S: Service<Request, Error = Infallible>,
+    S::Response: IntoResponse,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Response, Infallible>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        self.0.poll_ready(cx)
+    }
+
+    fn call(&mut self, req: Request) -> Self::Future {
+        let timer = metrics::RequestTimer::start(&req);
+        let request = self.0.call(req);
+        Box::pin(async move {
+            let request = async move {
+                match request.await {
+                    Ok(response) => response.into_response(),
+                    Err(never) => match never {},
+                }
+            };
+            let response =
+                lectern_core::store::cache::request_scope(within_time_limit(request)).await;
+            let response = json_error_body(response);
+            timer.finish(response.status());
+            Ok(response)
+        })
+    }
 }
 
 /// Runs a request until [`REQUEST_TIMEOUT`] after it began; past it, the answer is 408 (and
