@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request};
+use axum::extract::{FromRequest, FromRequestParts, Query, RawPathParams, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use lectern_core::auth::{Caller, Scope};
@@ -181,6 +181,10 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        if parts.uri.query().is_none() {
+            // Most requests have none: no parsing, and an empty map allocates nothing.
+            return Ok(QueryParams(HashMap::new()));
+        }
         Query::<HashMap<String, String>>::from_request_parts(parts, state)
             .await
             .map(|Query(map)| QueryParams(map))
@@ -188,15 +192,20 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
     }
 }
 
-/// The path parameters, by name.
-async fn path_params<S: Send + Sync>(
+/// The path parameter `name` (percent-decoded; empty when the route has none of that name),
+/// read without building a map of them all.
+async fn path_param<S: Send + Sync>(
     parts: &mut Parts,
     state: &S,
-) -> Result<HashMap<String, String>, ApiError> {
-    Path::<HashMap<String, String>>::from_request_parts(parts, state)
+    name: &str,
+) -> Result<String, ApiError> {
+    let params = RawPathParams::from_request_parts(parts, state)
         .await
-        .map(|Path(map)| map)
-        .map_err(|e| ApiError::invalid(format!("invalid path: {e}")))
+        .map_err(|e| ApiError::invalid(format!("invalid path: {e}")))?;
+    Ok(params
+        .iter()
+        .find(|(key, _)| *key == name)
+        .map_or_else(String::new, |(_, value)| value.to_string()))
 }
 
 /// The deck's `{id}` path segment as a [`DeckId`] (`12` or `"12"`); non-integers answer 422.
@@ -206,8 +215,7 @@ impl<S: Send + Sync> FromRequestParts<S> for IdPath {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let params = path_params(parts, state).await?;
-        let raw = params.get("id").map_or("", String::as_str);
+        let raw = &path_param(parts, state, "id").await?;
         Ok(IdPath(DeckId::parse("id", raw)?))
     }
 }
@@ -219,9 +227,8 @@ impl<S: Send + Sync> FromRequestParts<S> for SlideIdPath {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let mut params = path_params(parts, state).await?;
         Ok(SlideIdPath(SlideId(
-            params.remove("slide_id").unwrap_or_default(),
+            path_param(parts, state, "slide_id").await?,
         )))
     }
 }
@@ -233,8 +240,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ShareIdPath {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let params = path_params(parts, state).await?;
-        let raw = params.get("share_id").map_or("", String::as_str);
+        let raw = &path_param(parts, state, "share_id").await?;
         Ok(ShareIdPath(ShareId::parse("id", raw)?))
     }
 }
@@ -246,8 +252,7 @@ impl<S: Send + Sync> FromRequestParts<S> for ExportIdPath {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let params = path_params(parts, state).await?;
-        let raw = params.get("export_id").map_or("", String::as_str);
+        let raw = &path_param(parts, state, "export_id").await?;
         Ok(ExportIdPath(ExportId::parse("id", raw)?))
     }
 }
@@ -260,8 +265,7 @@ impl<S: Send + Sync> FromRequestParts<S> for RevisionPath {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let params = path_params(parts, state).await?;
-        let raw = params.get("revision").map_or("", String::as_str);
+        let raw = &path_param(parts, state, "revision").await?;
         raw.parse()
             .map(RevisionPath)
             .map_err(|_| ApiError::invalid(format!("revision must be an integer, got {raw:?}")))
