@@ -161,7 +161,7 @@ impl DeckStore for SqlStore {
         }
         let slug = free_slug(&mut tx, deck.owner_id, &deck.slug_base).await?;
         let at = deck.created_at.unix_micros();
-        let deck_id: i64 = tx.scalar(sqlx::query(
+        let deck_id = tx.inserted_id(sqlx::query(
             "INSERT INTO decks (owner_id, title, description, slug, visibility, width, height,
                 margin, transition, background_transition, theme_font, theme_color, language,
                 created_at, updated_at)
@@ -183,7 +183,8 @@ impl DeckStore for SqlStore {
         .bind(at)
         .bind(at))
         .await
-        .map_err(fault)?;
+        .map_err(fault)?
+        .ok_or_else(|| Error::internal("a new deck's row was not inserted"))?;
         let mut ids = Vec::with_capacity(deck.slides.len());
         for slide in &deck.slides {
             insert_slide(&mut tx, deck_id, slide, at).await?;

@@ -26,8 +26,40 @@ pub(crate) fn run<'q>(
 ) -> sqlx::Result<(u64, Vec<AnyRow>)> {
     let args = query.take_arguments().map_err(sqlx::Error::Encode)?;
     let sql: SqlStr = query.sql();
-    let mut stmt = conn.prepare_cached(sql.as_str()).map_err(error)?;
     let values = args.map(|a| a.values.0).unwrap_or_default();
+    run_sql(conn, sql.as_str(), &values, rows)
+}
+
+/// Runs `query`, an `INSERT ... RETURNING id` of at most one row into a table whose `id` is
+/// its rowid (`INTEGER PRIMARY KEY`), plain or `ON CONFLICT DO NOTHING`: the new row's id,
+/// or `None` when it inserted none. The `RETURNING` clause is left off and the id read from
+/// the connection: for a statement with `RETURNING`, SQLite builds and drops a temporary
+/// table of the returned rows, a third of such an insert's time.
+pub(crate) fn inserted_id<'q>(
+    conn: &rusqlite::Connection,
+    mut query: impl Execute<'q, Any>,
+) -> sqlx::Result<Option<i64>> {
+    let args = query.take_arguments().map_err(sqlx::Error::Encode)?;
+    let sql: SqlStr = query.sql();
+    let insert = sql
+        .as_str()
+        .trim_end()
+        .strip_suffix("RETURNING id")
+        .filter(|s| s.trim_start().starts_with("INSERT"))
+        .ok_or_else(|| protocol(format!("not an INSERT ... RETURNING id: {}", sql.as_str())))?;
+    let values = args.map(|a| a.values.0).unwrap_or_default();
+    let (changed, _) = run_sql(conn, insert.trim_end(), &values, false)?;
+    Ok((changed == 1).then(|| conn.last_insert_rowid()))
+}
+
+/// Runs `sql` with `values` bound to its parameters (see [`run`]).
+fn run_sql(
+    conn: &rusqlite::Connection,
+    sql: &str,
+    values: &[AnyValueKind],
+    rows: bool,
+) -> sqlx::Result<(u64, Vec<AnyRow>)> {
+    let mut stmt = conn.prepare_cached(sql).map_err(error)?;
     for i in 1..=stmt.parameter_count() {
         // `$N` binds the query's Nth value (as sqlx does); an anonymous `?` the next one.
         let n = match stmt.parameter_name(i) {
@@ -275,6 +307,56 @@ mod tests {
         assert_eq!(changed, 2);
         let ids: Vec<i64> = rows.iter().map(|r| r.try_get(0).unwrap()).collect();
         assert_eq!(ids, vec![2, 3]);
+    }
+
+    #[test]
+    fn an_insert_returning_id_answers_the_rowid_without_its_returning_clause() {
+        let conn = conn();
+        let insert = |name: &str| {
+            sqlx::query(
+                "INSERT INTO t (name, score) VALUES ($1, $2)
+                 ON CONFLICT (name) DO NOTHING RETURNING id",
+            )
+            .bind(name.to_string())
+            .bind(1.0_f64)
+        };
+        assert_eq!(inserted_id(&conn, insert("a")).unwrap(), Some(1));
+        assert_eq!(inserted_id(&conn, insert("b")).unwrap(), Some(2));
+        // Nothing inserted: no id (not the last insert's).
+        assert_eq!(inserted_id(&conn, insert("a")).unwrap(), None);
+        let (_, rows) = run(
+            &conn,
+            sqlx::query("SELECT id, name FROM t ORDER BY id"),
+            true,
+        )
+        .unwrap();
+        let found: Vec<(i64, String)> = rows
+            .iter()
+            .map(|r| (r.try_get(0).unwrap(), r.try_get(1).unwrap()))
+            .collect();
+        assert_eq!(found, vec![(1, "a".to_string()), (2, "b".to_string())]);
+        // Anything but an INSERT ... RETURNING id is refused, and runs nothing.
+        for sql in [
+            "INSERT INTO t (name) VALUES ('c')",
+            "UPDATE t SET score = 2 RETURNING id",
+            "INSERT INTO t (name) VALUES ('d') RETURNING name",
+        ] {
+            assert!(
+                matches!(
+                    inserted_id(&conn, sqlx::query(sql)),
+                    Err(sqlx::Error::Protocol(_))
+                ),
+                "{sql}"
+            );
+        }
+        let (_, rows) = run(
+            &conn,
+            sqlx::query("SELECT COUNT(*), MAX(score) FROM t"),
+            true,
+        )
+        .unwrap();
+        assert_eq!(rows[0].try_get::<i64, _>(0).unwrap(), 2);
+        assert_eq!(rows[0].try_get::<f64, _>(1).unwrap(), 1.0);
     }
 
     #[test]

@@ -78,8 +78,8 @@ pub(crate) async fn text_id(tx: &mut Tx, deck_id: i64, text: &str, likely: Likel
         return Ok(id);
     }
     let (encoding, data) = encode(text);
-    let inserted: Option<i64> = tx
-        .scalar_optional(
+    let inserted = tx
+        .inserted_id(
             sqlx::query(
                 "INSERT INTO history_blobs (deck_id, hash, encoding, data) VALUES ($1, $2, $3, $4)
          ON CONFLICT (deck_id, hash) DO NOTHING RETURNING id",

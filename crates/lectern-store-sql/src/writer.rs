@@ -327,6 +327,23 @@ impl Tx {
             .ok_or(sqlx::Error::RowNotFound)
     }
 
+    /// The id of the row `query` inserted, `None` when it inserted none: `query` is an
+    /// `INSERT ... RETURNING id` of at most one row (plain, or `ON CONFLICT DO NOTHING`)
+    /// into a table whose `id` is its rowid. SQLite's writer runs it without its
+    /// `RETURNING` clause ([`direct::inserted_id`]).
+    pub(crate) async fn inserted_id<'q, E: Execute<'q, Any> + 'q>(
+        &mut self,
+        query: E,
+    ) -> sqlx::Result<Option<i64>> {
+        match &mut self.0 {
+            Inner::Grouped(slot, _) => {
+                let batch = slot.as_mut().expect("a write's connection");
+                direct::inserted_id(batch.conn(), query)
+            }
+            Inner::Alone(..) => self.scalar_optional(query).await,
+        }
+    }
+
     /// The first column of the first row `query` returns, if any.
     pub(crate) async fn scalar_optional<'q, T, E>(&mut self, query: E) -> sqlx::Result<Option<T>>
     where
