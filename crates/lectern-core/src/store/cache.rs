@@ -162,10 +162,12 @@ impl CachedStore {
         if !self.is_live() {
             return None;
         }
-        lookup()?;
+        let found = lookup()?;
         match self.fence.get() {
-            None => lookup(),
-            Some(_) if PASSED.try_with(std::cell::Cell::get).unwrap_or(false) => lookup(),
+            // Nothing to wait for: what was found is the answer (looked up once, not twice:
+            // each look-up clones the entry).
+            None => Some(found),
+            Some(_) if PASSED.try_with(std::cell::Cell::get).unwrap_or(false) => Some(found),
             Some(fence) => {
                 if !fence.pass().await {
                     return None;
