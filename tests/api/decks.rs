@@ -109,6 +109,16 @@ async fn create_deck_keeps_the_given_fields_and_slides_in_order() {
         "a client data-id must not become the slide id"
     );
 
+    // The answer to the creation is the deck as stored: get_deck reads the same, field for
+    // field (the store builds it without reading the row back), and an empty css.
+    let got = app.get_deck(&alice.key, d["id"].clone(), "").await;
+    got.expect(200);
+    let mut stored = got.data().as_object().unwrap().clone();
+    assert_eq!(stored.remove("css"), Some(json!("")));
+    let mut answered = d.as_object().unwrap().clone();
+    answered.remove("slide_ids");
+    assert_eq!(stored, answered);
+
     let html = app
         .get_deck(&alice.key, d["id"].clone(), "?include_deck_html=true")
         .await;

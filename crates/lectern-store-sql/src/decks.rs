@@ -41,30 +41,106 @@ async fn slug_taken(tx: &mut Tx, owner_id: i64, slug: &str) -> Result<bool> {
         .is_some())
 }
 
+/// What a new deck needs of its owner, read in one statement: the names and team its
+/// record carries, whether `base` is taken as a slug, and the owner's counter for `base`.
+struct NewDeckOwner {
+    username: String,
+    name: String,
+    team_id: Option<i64>,
+    base_taken: bool,
+    counter: Option<i64>,
+}
+
+/// The owner's [`NewDeckOwner`] for a deck whose slug would be `base`. On PostgreSQL the
+/// owner's row stays locked to the end of the transaction: the owner's deck creations take
+/// turns, so the slug picked here stays free and the counter is written by one at a time.
+async fn new_deck_owner(
+    tx: &mut Tx,
+    locks_rows: bool,
+    owner_id: i64,
+    base: &str,
+) -> Result<Option<NewDeckOwner>> {
+    if locks_rows {
+        // A statement of its own: a statement that waited for the lock would see the other
+        // creations' slugs and counters as they were when it started, not as committed.
+        let lock = sqlx::query("SELECT id FROM users WHERE id = $1 FOR UPDATE");
+        tx.run(lock.bind(owner_id)).await?;
+    }
+    let sql = "SELECT u.username, u.name, u.team_id,
+            EXISTS (SELECT 1 FROM decks d WHERE d.owner_id = u.id AND d.slug = $2),
+            (SELECT c.next FROM slug_counters c WHERE c.owner_id = u.id AND c.base = $2)
+         FROM users u WHERE u.id = $1";
+    tx.optional(sqlx::query(sql).bind(owner_id).bind(base), |r| {
+        Ok(NewDeckOwner {
+            username: r.text(0)?,
+            name: r.text(1)?,
+            team_id: r.opt_int(2)?,
+            base_taken: r.boolean(3)?,
+            counter: r.opt_int(4)?,
+        })
+    })
+    .await
+}
+
 /// The slug a new deck of the owner gets ([`numbered_slug`]'s rule): `base` when free, else
-/// the next number from the owner's counter for `base`, skipping slugs already taken.
-async fn free_slug(tx: &mut Tx, owner_id: i64, base: &str) -> Result<String> {
-    if !slug_taken(tx, owner_id, base).await? {
+/// the next number from the owner's counter for `base` (2 at first), skipping slugs already
+/// taken; the counter moves past the number used.
+async fn free_slug(tx: &mut Tx, owner_id: i64, base: &str, owner: &NewDeckOwner) -> Result<String> {
+    if !owner.base_taken {
         return Ok(base.to_string());
     }
-    loop {
-        let n: i64 = tx
-            .scalar(
-                sqlx::query(
-                    "INSERT INTO slug_counters (owner_id, base, next) VALUES ($1, $2, 3)
-             ON CONFLICT (owner_id, base) DO UPDATE SET next = slug_counters.next + 1
-             RETURNING next - 1",
-                )
-                .bind(owner_id)
-                .bind(base),
-            )
-            .await
-            .map_err(fault)?;
+    let mut n = owner.counter.unwrap_or(2);
+    let slug = loop {
         let slug = numbered_slug(base, n);
         if !slug_taken(tx, owner_id, &slug).await? {
-            return Ok(slug);
+            break slug;
         }
-    }
+        n += 1;
+    };
+    let counter = sqlx::query(
+        "INSERT INTO slug_counters (owner_id, base, next) VALUES ($1, $2, $3)
+         ON CONFLICT (owner_id, base) DO UPDATE SET next = excluded.next",
+    );
+    tx.run(counter.bind(owner_id).bind(base).bind(n + 1))
+        .await?;
+    Ok(slug)
+}
+
+/// Inserts a new deck's row as `d` has it (every column but the id, which it returns).
+async fn insert_deck_row(tx: &mut Tx, d: &DeckRecord) -> Result<i64> {
+    let query = sqlx::query(
+        "INSERT INTO decks (owner_id, title, description, slug, visibility, css, width, height,
+            margin, transition, background_transition, rtl, loop_enabled, theme_font,
+            theme_color, language, created_at, updated_at, trashed_at, thumbnail_token,
+            revision)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
+            $18, $19, $20, $21) RETURNING id",
+    )
+    .bind(d.owner_id)
+    .bind(&d.title)
+    .bind(&d.description)
+    .bind(&d.slug)
+    .bind(d.visibility.as_str())
+    .bind(&d.css)
+    .bind(d.width)
+    .bind(d.height)
+    .bind(d.margin)
+    .bind(d.transition.as_str())
+    .bind(d.background_transition.as_str())
+    .bind(d.rtl)
+    .bind(d.loop_)
+    .bind(d.theme_font.as_str())
+    .bind(d.theme_color.as_str())
+    .bind(&d.language)
+    .bind(d.created_at.unix_micros())
+    .bind(d.updated_at.unix_micros())
+    .bind(d.trashed_at.map(|t| t.unix_micros()))
+    .bind(&d.thumbnail_token)
+    .bind(d.revision);
+    tx.inserted_id(query)
+        .await
+        .map_err(fault)?
+        .ok_or_else(|| Error::internal("a new deck's row was not inserted"))
 }
 
 /// Writes every setting of a deck.
@@ -154,37 +230,47 @@ impl DeckStore for SqlStore {
 
     async fn create_deck(&self, deck: NewDeckRecord, author: &Author) -> Result<DeckRecord> {
         let mut tx = self.begin_write().await?;
-        if self.dialect.locks_rows() {
-            // Serialises this owner's deck creations: the slug picked below stays free.
-            let lock = sqlx::query("SELECT id FROM users WHERE id = $1 FOR UPDATE");
-            tx.run(lock.bind(deck.owner_id)).await?;
-        }
-        let slug = free_slug(&mut tx, deck.owner_id, &deck.slug_base).await?;
-        let at = deck.created_at.unix_micros();
-        let deck_id = tx.inserted_id(sqlx::query(
-            "INSERT INTO decks (owner_id, title, description, slug, visibility, width, height,
-                margin, transition, background_transition, theme_font, theme_color, language,
-                created_at, updated_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id",
+        let owner = new_deck_owner(
+            &mut tx,
+            self.dialect.locks_rows(),
+            deck.owner_id,
+            &deck.slug_base,
         )
-        .bind(deck.owner_id)
-        .bind(&deck.title)
-        .bind(&deck.description)
-        .bind(&slug)
-        .bind(deck.visibility.as_str())
-        .bind(deck.width)
-        .bind(deck.height)
-        .bind(deck.margin)
-        .bind(deck.transition.as_str())
-        .bind(deck.background_transition.as_str())
-        .bind(deck.theme_font.as_str())
-        .bind(deck.theme_color.as_str())
-        .bind(&deck.language)
-        .bind(at)
-        .bind(at))
-        .await
-        .map_err(fault)?
-        .ok_or_else(|| Error::internal("a new deck's row was not inserted"))?;
+        .await?
+        .ok_or_else(|| Error::internal("a new deck's owner is missing"))?;
+        let slug = free_slug(&mut tx, deck.owner_id, &deck.slug_base, &owner).await?;
+        let at = deck.created_at.unix_micros();
+        // The record is what the row is written from: nothing is read back.
+        let mut record = DeckRecord {
+            id: 0,
+            owner_id: deck.owner_id,
+            owner_username: owner.username,
+            title: deck.title,
+            description: deck.description,
+            slug,
+            visibility: deck.visibility,
+            css: String::new(),
+            width: deck.width,
+            height: deck.height,
+            margin: deck.margin,
+            transition: deck.transition,
+            background_transition: deck.background_transition,
+            rtl: false,
+            loop_: false,
+            theme_font: deck.theme_font,
+            theme_color: deck.theme_color,
+            language: deck.language,
+            created_at: time(at),
+            updated_at: time(at),
+            trashed_at: None,
+            slide_count: deck.slides.len() as i64,
+            owner_name: owner.name,
+            owner_team_id: owner.team_id,
+            thumbnail_token: None,
+            revision: 1,
+        };
+        record.id = insert_deck_row(&mut tx, &record).await?;
+        let deck_id = record.id;
         let mut ids = Vec::with_capacity(deck.slides.len());
         for slide in &deck.slides {
             insert_slide(&mut tx, deck_id, slide, at).await?;
@@ -194,9 +280,6 @@ impl DeckStore for SqlStore {
             record_slide(&mut tx, deck_id, 1, &slide.slot.id, texts).await?;
             ids.push(slide.slot.id.clone());
         }
-        let record = deck_in_tx(&mut tx, deck.owner_id, deck_id)
-            .await?
-            .ok_or_else(|| Error::internal("a deck inserted in this transaction is missing"))?;
         let entry = Entry {
             revision: record.revision,
             operation: Operation::CreateDeck,
@@ -205,8 +288,8 @@ impl DeckStore for SqlStore {
             author,
             settings: Some(&DeckSettings::of(&record)),
         };
-        // The deck row is at revision 1 (the column's default) since `at` already: only the
-        // revision's entry is written.
+        // The deck row is at revision 1 since `at` already: only the revision's entry is
+        // written.
         insert_entry(&mut tx, deck_id, at, entry).await?;
         tx.commit().await?;
         Ok(record)
