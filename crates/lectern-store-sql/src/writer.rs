@@ -840,6 +840,43 @@ mod tests {
         assert_eq!(rows(&read).await, vec![1]);
     }
 
+    /// A write that changes more than its savepoint's journal keeps in memory (128 KiB,
+    /// `SQLITE_STMTJRNL_SPILL` in `.cargo/config.toml`), so that the journal moves into a
+    /// temporary file, is still rolled back whole, and the next write proceeds. (With the
+    /// limit at 256 KiB, the move failed: SQLite writes at most 0x1ffff bytes per call.)
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_write_larger_than_its_journal_in_memory_is_rolled_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let (write, read) = database(&dir).await;
+        let writer = Writer::group(write);
+        let mut tx = writer.begin().await.unwrap();
+        let create = "CREATE TABLE big (n INTEGER PRIMARY KEY, b BLOB NOT NULL)";
+        tx.execute(sqlx::query(create)).await.unwrap();
+        // 300 rows of 3,000 bytes: about 300 pages, 1.2 MB.
+        for n in 0..300 {
+            let insert = sqlx::query("INSERT INTO big (n, b) VALUES ($1, randomblob(3000))");
+            tx.execute(insert.bind(n)).await.unwrap();
+        }
+        tx.commit().await.unwrap();
+        let digest = "SELECT group_concat(hex(substr(b, 1, 16)), ',') FROM big";
+        let before: String = sqlx::query_scalar(digest).fetch_one(&read).await.unwrap();
+
+        let mut tx = writer.begin().await.unwrap();
+        let changed = tx
+            .execute(sqlx::query("UPDATE big SET b = randomblob(3000)"))
+            .await
+            .unwrap();
+        assert_eq!(changed, 300);
+        drop(tx);
+
+        let mut next = writer.begin().await.unwrap();
+        insert(&mut next, 1).await;
+        next.commit().await.unwrap();
+        let after: String = sqlx::query_scalar(digest).fetch_one(&read).await.unwrap();
+        assert_eq!(after, before, "the dropped write left changes behind");
+        assert_eq!(rows(&read).await, vec![1]);
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_write_cancelled_half_way_is_rolled_back_and_the_next_one_proceeds() {
         let dir = tempfile::tempdir().unwrap();
