@@ -4,12 +4,9 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::http::HeaderName;
 use axum::routing::{delete, get, patch, post};
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
-use tower_http::request_id::{PropagateRequestIdLayer, SetRequestIdLayer};
-use tower_http::trace::TraceLayer;
 
 use crate::app::AppState;
 use crate::{api, http, mcp, oauth, web};
@@ -22,7 +19,6 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The whole application.
 pub fn build(state: AppState) -> Router {
-    let request_id = HeaderName::from_static("x-request-id");
     let mcp_service = ServiceBuilder::new()
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
@@ -42,18 +38,36 @@ pub fn build(state: AppState) -> Router {
         .route("/web/decks/import", post(web::home::import_deck))
         .route("/web/decks/{id}/trash", post(web::home::trash_deck))
         .route("/web/decks/{id}/recover", post(web::home::recover_deck))
-        .route("/login", get(web::login::login_page).post(web::login::login))
+        .route(
+            "/login",
+            get(web::login::login_page).post(web::login::login),
+        )
         .route("/logout", post(web::login::logout))
-        .route("/users/api", get(web::keys::api_keys).post(web::keys::create_api_key))
+        .route(
+            "/users/api",
+            get(web::keys::api_keys).post(web::keys::create_api_key),
+        )
         .route("/users/api/{id}/revoke", post(web::keys::revoke_api_key))
         // OAuth 2.0 authorization server.
-        .route("/oauth/authorize", get(oauth::authorize).post(oauth::authorize_decision))
+        .route(
+            "/oauth/authorize",
+            get(oauth::authorize).post(oauth::authorize_decision),
+        )
         .route("/oauth/token", post(oauth::token))
         .route("/oauth/revoke", post(oauth::revoke))
         .route("/oauth/register", post(oauth::register))
-        .route("/.well-known/oauth-authorization-server", get(oauth::server_metadata))
-        .route("/.well-known/oauth-protected-resource", get(oauth::resource_metadata))
-        .route("/.well-known/oauth-protected-resource/v1", get(oauth::resource_metadata))
+        .route(
+            "/.well-known/oauth-authorization-server",
+            get(oauth::server_metadata),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource",
+            get(oauth::resource_metadata),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource/v1",
+            get(oauth::resource_metadata),
+        )
         // MCP server (Streamable HTTP), and its protected resource metadata (RFC 9728).
         .route_service("/mcp", mcp_service)
         .route(
@@ -65,7 +79,10 @@ pub fn build(state: AppState) -> Router {
         .route("/assets/web/{*path}", get(web::viewer::web_asset))
         .route("/assets/editor.js", get(web::viewer::editor_script))
         .route("/assets/fonts/{*path}", get(web::viewer::font_asset))
-        .route("/s/{id}", get(web::share::share_page).post(web::share::share_unlock))
+        .route(
+            "/s/{id}",
+            get(web::share::share_page).post(web::share::share_unlock),
+        )
         .route(
             "/s/{id}/fullscreen",
             get(web::share::share_page_fullscreen).post(web::share::share_unlock_fullscreen),
@@ -73,8 +90,14 @@ pub fn build(state: AppState) -> Router {
         .route("/{username}", get(web::profile::profile_page))
         .route("/teams/{team}", get(web::profile::team_page))
         .route("/{username}/{slug}", get(web::viewer::deck_page))
-        .route("/{username}/{slug}/{mode}", get(web::viewer::deck_page_mode))
-        .route("/teams/{team}/{username}/{slug}", get(web::viewer::team_deck_page))
+        .route(
+            "/{username}/{slug}/{mode}",
+            get(web::viewer::deck_page_mode),
+        )
+        .route(
+            "/teams/{team}/{username}/{slug}",
+            get(web::viewer::team_deck_page),
+        )
         .route(
             "/teams/{team}/{username}/{slug}/{mode}",
             get(web::viewer::team_deck_page_mode),
@@ -86,21 +109,7 @@ pub fn build(state: AppState) -> Router {
         .method_not_allowed_fallback(http::method_not_allowed)
         .layer(
             ServiceBuilder::new()
-                .layer(SetRequestIdLayer::new(
-                    request_id.clone(),
-                    http::request_id::RequestIds::new(),
-                ))
-                .layer(TraceLayer::new_for_http().make_span_with(
-                    |req: &axum::http::Request<axum::body::Body>| {
-                        let id = req
-                            .headers()
-                            .get("x-request-id")
-                            .and_then(|v| v.to_str().ok())
-                            .unwrap_or("-");
-                        tracing::info_span!("request", method = %req.method(), path = %req.uri().path(), request.id = %id)
-                    },
-                ))
-                .layer(PropagateRequestIdLayer::new(request_id))
+                .layer(http::request_id::RequestIdLayer::default())
                 .layer(http::EdgeLayer)
                 .layer(CatchPanicLayer::custom(http::panic_response))
                 .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),

@@ -150,7 +150,22 @@ async fn responses_carry_a_request_id_and_healthz_needs_no_credential() {
 
     r.expect(200);
     assert_eq!(r.json["status"], "ok");
-    assert!(!r.headers["x-request-id"].is_empty());
+    let first = r.headers["x-request-id"].clone();
+    assert!(!first.is_empty());
+    let next = app.call(Method::GET, "/healthz", None, None).await;
+    assert_ne!(
+        next.headers["x-request-id"], first,
+        "each request gets its own id"
+    );
+    // A client's own id comes back as it was sent, on errors too.
+    let given = app
+        .send(
+            app.raw(Method::GET, "/v1/nowhere")
+                .header("x-request-id", "client-7f3a"),
+        )
+        .await;
+    given.expect_error(404);
+    assert_eq!(given.headers["x-request-id"], "client-7f3a");
 }
 
 #[tokio::test]
