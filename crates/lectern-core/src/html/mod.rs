@@ -78,7 +78,24 @@ impl SlideHtml {
 
     /// Checks `input` against the slide rules.
     pub fn parse(input: &str) -> Result<Self> {
-        let mut slide = Self::parse_once(input)?;
+        let slide = Self::parse_once(input)?;
+        // Most input is already in the stored form but for the slide id: the section's
+        // attributes quoted as `render` quotes them, the content as html5ever serialises it.
+        // Its stored form is then the input with a `data-id` first, which html5ever reads as
+        // it read the input (an attribute of a <section> changes nothing in the tree built),
+        // so it reads back as itself without being read again.
+        let stored = slide.render("x");
+        let in_stored_form = input
+            .strip_prefix("<section")
+            .is_some_and(|rest| stored.strip_prefix("<section data-id=\"x\"") == Some(rest));
+        if in_stored_form {
+            return Ok(slide);
+        }
+        Self::parse_until_stable(slide)
+    }
+
+    /// `slide`, read again from its stored form until that reads back as itself.
+    fn parse_until_stable(mut slide: Self) -> Result<Self> {
         // html5ever repairs misnested markup (an <a> inside an <a>, formatting elements
         // across a <template>) and may repair its own output differently when it reads it
         // again; keep reading until the stored form reads back as itself, so a stored slide
