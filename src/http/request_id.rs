@@ -89,7 +89,7 @@ where
 
     fn call(&mut self, req: Request) -> Self::Future {
         let id = match req.headers().get(X_REQUEST_ID) {
-            Some(given) if given.to_str().is_ok_and(|s| !s.is_empty()) => given.clone(),
+            Some(given) if is_usable_id(given) => given.clone(),
             _ => self.ids.make(),
         };
         let span = tracing::info_span!(
@@ -110,6 +110,16 @@ where
     }
 }
 
+/// Longest client request id kept (a longer one is replaced: ids go into every log line).
+const MAX_GIVEN_ID: usize = 128;
+
+/// Whether a client's `x-request-id` is kept: printable text of 1 to [`MAX_GIVEN_ID`] bytes.
+fn is_usable_id(given: &HeaderValue) -> bool {
+    given
+        .to_str()
+        .is_ok_and(|s| !s.is_empty() && s.len() <= MAX_GIVEN_ID)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,5 +132,20 @@ mod tests {
         assert_ne!(first, second);
         let other = RequestIds::new().make();
         assert_ne!(first, other);
+    }
+
+    #[test]
+    fn a_client_id_is_kept_when_short_printable_text() {
+        assert!(is_usable_id(&HeaderValue::from_static("client-7f3a")));
+        assert!(is_usable_id(
+            &HeaderValue::from_str(&"a".repeat(128)).unwrap()
+        ));
+        assert!(!is_usable_id(
+            &HeaderValue::from_str(&"a".repeat(129)).unwrap()
+        ));
+        assert!(!is_usable_id(&HeaderValue::from_static("")));
+        assert!(!is_usable_id(
+            &HeaderValue::from_bytes(b"caf\xc3\xa9").unwrap()
+        ));
     }
 }
