@@ -102,6 +102,11 @@ pub mod defaults {
     /// reveal.js's own default background transition.
     pub const BACKGROUND_TRANSITION: Transition = Transition::Fade;
     pub const LANGUAGE: &str = "en";
+    /// No custom CSS, left-to-right, no looping: what a new deck has until a patch says
+    /// otherwise.
+    pub const CSS: &str = "";
+    pub const RTL: bool = false;
+    pub const LOOP: bool = false;
 }
 
 /// Longest title, in characters.

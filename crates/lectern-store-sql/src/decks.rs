@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 use lectern_core::auth::Author;
-use lectern_core::deck::{DeckPatch, numbered_slug};
+use lectern_core::deck::{DeckPatch, defaults, numbered_slug};
 use lectern_core::params::Paging;
 use lectern_core::revision::{DeckSettings, Operation, WriteContext};
 use lectern_core::store::{DeckListKind, DeckListRecord, DeckRecord, DeckStore, NewDeckRecord};
@@ -249,14 +249,14 @@ impl DeckStore for SqlStore {
             description: deck.description,
             slug,
             visibility: deck.visibility,
-            css: String::new(),
+            css: defaults::CSS.into(),
             width: deck.width,
             height: deck.height,
             margin: deck.margin,
             transition: deck.transition,
             background_transition: deck.background_transition,
-            rtl: false,
-            loop_: false,
+            rtl: defaults::RTL,
+            loop_: defaults::LOOP,
             theme_font: deck.theme_font,
             theme_color: deck.theme_color,
             language: deck.language,

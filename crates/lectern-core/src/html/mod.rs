@@ -91,22 +91,23 @@ impl SlideHtml {
         if in_stored_form {
             return Ok(slide);
         }
-        Self::parse_until_stable(slide)
+        Self::parse_until_stable(stored)
     }
 
-    /// `slide`, read again from its stored form until that reads back as itself.
-    fn parse_until_stable(mut slide: Self) -> Result<Self> {
+    /// The slide read from `stored` (a stored form, with the id `x`), read again from its
+    /// own stored form until that reads back as itself.
+    fn parse_until_stable(mut stored: String) -> Result<Self> {
         // html5ever repairs misnested markup (an <a> inside an <a>, formatting elements
         // across a <template>) and may repair its own output differently when it reads it
         // again; keep reading until the stored form reads back as itself, so a stored slide
         // is stable across round trips.
         for _ in 0..4 {
-            let stored = slide.render("x");
             let again = Self::parse_once(&stored)?;
-            if again.render("x") == stored {
+            let rendered = again.render("x");
+            if rendered == stored {
                 return Ok(again);
             }
-            slide = again;
+            stored = rendered;
         }
         Err(Error::invalid(
             "html is too malformed to store in a stable form; check that its elements are closed and nested",
