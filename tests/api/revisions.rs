@@ -466,6 +466,33 @@ async fn restore_brings_back_removed_slides_their_notes_order_and_groups() {
         app.get_deck(&alice.key, deck, "").await.data()["title"],
         "Other"
     );
+
+    // A restore that removes or brings back slides counts them: revision 2 had three
+    // slides (B1 removed), revision 5 four.
+    for (revision, count) in [(2, 3), (5, 4)] {
+        let r = app
+            .call(
+                Method::POST,
+                &format!("/v1/decks/{deck}/revisions/{revision}/restore"),
+                Some(&alice.key),
+                None,
+            )
+            .await;
+        assert_eq!(r.expect(200).data()["slide_count"], count);
+        let listed = app
+            .call(
+                Method::GET,
+                &format!("/v1/decks/{deck}/slides"),
+                Some(&alice.key),
+                None,
+            )
+            .await;
+        assert_eq!(listed.expect(200).json["meta"]["total"], count);
+        assert_eq!(
+            app.get_deck(&alice.key, deck, "").await.data()["slide_count"],
+            count
+        );
+    }
 }
 
 #[tokio::test]

@@ -112,9 +112,9 @@ async fn insert_deck_row(tx: &mut Tx, d: &DeckRecord) -> Result<i64> {
         "INSERT INTO decks (owner_id, title, description, slug, visibility, css, width, height,
             margin, transition, background_transition, rtl, loop_enabled, theme_font,
             theme_color, language, created_at, updated_at, trashed_at, thumbnail_token,
-            revision)
+            revision, slide_count)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-            $18, $19, $20, $21) RETURNING id",
+            $18, $19, $20, $21, $22) RETURNING id",
     )
     .bind(d.owner_id)
     .bind(&d.title)
@@ -136,7 +136,8 @@ async fn insert_deck_row(tx: &mut Tx, d: &DeckRecord) -> Result<i64> {
     .bind(d.updated_at.unix_micros())
     .bind(d.trashed_at.map(|t| t.unix_micros()))
     .bind(&d.thumbnail_token)
-    .bind(d.revision);
+    .bind(d.revision)
+    .bind(d.slide_count);
     tx.inserted_id(query)
         .await
         .map_err(fault)?

@@ -20,7 +20,7 @@ use crate::history::{
     Entry, Likely, Texts, decode, known_texts, record_revision, record_slide, slides_in_tx, text_id,
 };
 use crate::rows::Columns;
-use crate::slides::{delete_slide, insert_slide, reposition};
+use crate::slides::{count_slides, delete_slide, insert_slide, reposition};
 use crate::{SqlStore, Tx, all, fault, optional, time};
 
 /// Slides written or recorded per statement in a restore (7 bound values each).
@@ -340,6 +340,8 @@ impl RevisionStore for SqlStore {
         for slide in &plan.insert {
             insert_slide(&mut tx, deck_id, slide, at).await?;
         }
+        let added = plan.insert.len() as i64 - plan.delete.len() as i64;
+        count_slides(&mut tx, deck_id, added).await?;
         let recorded: Vec<(&str, &SlideContent)> = rewritten
             .into_iter()
             .chain(plan.insert.iter().map(|s| (s.slot.id.as_str(), &s.content)))

@@ -78,7 +78,7 @@ impl Columns for AnyRow {
 pub const DECK_SELECT: &str = "SELECT d.id, d.owner_id, u.username, d.title, d.description, d.slug,
     d.visibility, d.css, d.width, d.height, d.margin, d.transition, d.background_transition,
     d.rtl, d.loop_enabled, d.theme_font, d.theme_color, d.language, d.created_at, d.updated_at,
-    d.trashed_at, (SELECT COUNT(*) FROM slides s WHERE s.deck_id = d.id) AS slide_count, u.name,
+    d.trashed_at, d.slide_count, u.name,
     u.team_id, d.thumbnail_token, d.revision FROM decks d JOIN users u ON u.id = d.owner_id";
 
 /// Columns of a user row; pairs with [`user_row`].

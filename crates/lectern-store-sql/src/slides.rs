@@ -66,6 +66,17 @@ pub(crate) async fn insert_slide(
     Ok(())
 }
 
+/// Adds `delta` to the deck's slide count (`decks.slide_count`, migration 0012). A write
+/// that inserts or deletes slides calls it once with their difference, in its transaction;
+/// a new deck's row is written with its count.
+pub(crate) async fn count_slides(tx: &mut Tx, deck_id: i64, delta: i64) -> Result<()> {
+    if delta != 0 {
+        let query = sqlx::query("UPDATE decks SET slide_count = slide_count + $1 WHERE id = $2");
+        tx.run(query.bind(delta).bind(deck_id)).await?;
+    }
+    Ok(())
+}
+
 /// Deletes a slide and records its removal in `revision`.
 pub(crate) async fn delete_slide(tx: &mut Tx, deck_id: i64, revision: i64, id: &str) -> Result<()> {
     let query = sqlx::query("DELETE FROM slides WHERE deck_id = $1 AND id = $2");
@@ -254,6 +265,8 @@ impl SlideStore for SqlStore {
                 Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref(), Likely::New).await?;
             recorded.push((slide.slot.id.clone(), texts));
         }
+        let added = result.insert.len() as i64 - result.plan.delete.len() as i64;
+        count_slides(&mut tx, deck_id, added).await?;
         for slot in &result.plan.reposition {
             if !recorded.iter().any(|(id, _)| *id == slot.id) {
                 recorded.push((slot.id.clone(), Texts::default()));

@@ -125,6 +125,7 @@ pub const TABLES: &[TableSpec] = &[
             ("updated_at", Int),
             ("trashed_at", Int),
             ("revision", Int),
+            ("slide_count", Int),
         ],
         serial_id: true,
     },
