@@ -54,7 +54,12 @@ async fn pool(options: &SqliteConnectOptions, size: u32) -> Result<AnyPool> {
         // costs a round trip to the connection's worker thread: on the single writer, one
         // more step in every write.
         .test_before_acquire(false)
-        .after_connect(|conn, _| Box::pin(async move { conn.execute(PRAGMAS).await.map(drop) }))
+        .after_connect(|conn, _| {
+            Box::pin(async move {
+                conn.execute(PRAGMAS).await?;
+                conn.execute(READER_PRAGMAS).await.map(drop)
+            })
+        })
         .connect_with(url)
         .await
         .map_err(fault)
@@ -72,6 +77,10 @@ fn writer(options: &SqliteConnectOptions) -> Result<rusqlite::Connection> {
         .map_err(|e| Error::internal(format!("setting up the SQLite writer failed: {e}")))?;
     Ok(conn)
 }
+
+/// The readers' own settings: 1 MiB of pages each instead of 2 (SQLite allocates them
+/// page by page in the reader's thread's glibc arena, which keeps what it once held).
+const READER_PRAGMAS: &str = "PRAGMA cache_size = -1024;";
 
 /// The writer's own settings: no checkpoints of its own ([`checkpoints`]); and room for a
 /// batch's changed pages (8 MiB instead of 2), so that they wait for the commit in memory
