@@ -21,7 +21,7 @@ const UPKEEP_EVERY: Duration = Duration::from_secs(1);
 /// The process's metrics recorder (installed on first use), with a thread of its own that
 /// runs the recorder's upkeep every [`UPKEEP_EVERY`]. A histogram keeps each value recorded
 /// until upkeep (or a scrape) drains it into its summary: without one, a server nobody
-/// scrapes kept 8 bytes per request for ever (the benchmark's run of 16 scenarios ended 60 MB
+/// scrapes kept 8 bytes per request for ever (the benchmark's run of 16 scenarios ended 41 MB
 /// larger). A thread, not a task: the recorder outlives any one Tokio runtime (the tests run
 /// several in one process).
 fn handle() -> &'static PrometheusHandle {
