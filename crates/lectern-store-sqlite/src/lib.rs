@@ -45,14 +45,14 @@ fn options(url: &str) -> Result<SqliteConnectOptions> {
         .busy_timeout(BUSY_TIMEOUT))
 }
 
-/// A pool of `size` connections to the database of `options`, each set up with [`PRAGMAS`].
+/// The readers: a pool of `size` connections to the database of `options`, each set up with
+/// [`PRAGMAS`] and [`READER_PRAGMAS`].
 async fn pool(options: &SqliteConnectOptions, size: u32) -> Result<AnyPool> {
     let url = AnyConnectOptions::from_url(&options.to_url_lossy()).map_err(fault)?;
     AnyPoolOptions::new()
         .max_connections(size)
         // A connection to a local file does not go stale, and the check before each acquire
-        // costs a round trip to the connection's worker thread: on the single writer, one
-        // more step in every write.
+        // costs a round trip to the connection's worker thread: one more step in every read.
         .test_before_acquire(false)
         .after_connect(|conn, _| {
             Box::pin(async move {
@@ -185,7 +185,7 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn every_pooled_connection_gets_the_durability_settings() {
+    async fn every_reader_gets_the_durability_settings_and_its_page_cache() {
         sqlx::any::install_default_drivers();
         let dir = tempfile::tempdir().unwrap();
         let url = format!("sqlite://{}", dir.path().join("t.db").display());
@@ -196,15 +196,17 @@ mod tests {
             held.push(pool.acquire().await.unwrap());
         }
         for conn in &mut held {
-            let settings: (String, i64, i64, i64) = sqlx::query_as(
-                "SELECT journal_mode, synchronous, foreign_keys, timeout FROM pragma_journal_mode,
-                    pragma_synchronous, pragma_foreign_keys, pragma_busy_timeout",
+            let settings: (String, i64, i64, i64, i64) = sqlx::query_as(
+                "SELECT journal_mode, synchronous, foreign_keys, timeout, cache_size
+                 FROM pragma_journal_mode, pragma_synchronous, pragma_foreign_keys,
+                    pragma_busy_timeout, pragma_cache_size",
             )
             .fetch_one(&mut **conn)
             .await
             .unwrap();
-            // synchronous 2 is FULL; the busy timeout is in milliseconds.
-            assert_eq!(settings, ("wal".to_string(), 2, 1, 10_000));
+            // synchronous 2 is FULL; the busy timeout is in milliseconds; a reader's own
+            // page cache is 1 MiB (READER_PRAGMAS).
+            assert_eq!(settings, ("wal".to_string(), 2, 1, 10_000, -1024));
         }
     }
 
