@@ -284,3 +284,43 @@ async fn a_change_answered_by_one_server_is_never_served_stale_by_another() {
         "B kept the key's account without its team: {body}"
     );
 }
+
+/// The fence a cached read passes proves that every change notice committed before it was
+/// applied: a notice committed on another connection has always been heard when the fence
+/// passes right after, 200 times over (without the fence's round trip the notice is still
+/// on its way).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fence_passes_only_after_the_notices_committed_before_it() {
+    use lectern_core::store::cache::Fence;
+    use sqlx::Connection;
+    use std::sync::{Arc, Mutex};
+
+    if !testing_postgres() {
+        eprintln!("skipped: runs in the PostgreSQL pass (LECTERN_TEST_BACKEND=postgres)");
+        return;
+    }
+    let db = PgDatabase::create().await;
+    let heard = Arc::new(Mutex::new(Vec::<String>::new()));
+    let notices = heard.clone();
+    let fence = lectern_store_postgres::watch_changes(
+        &db.url,
+        move |payload| notices.lock().unwrap().push(payload.to_string()),
+        |_| {},
+    )
+    .await
+    .unwrap();
+    let mut other = sqlx::PgConnection::connect(&db.url).await.unwrap();
+    for round in 0..200 {
+        let payload = format!("deck:{round}");
+        sqlx::query("SELECT pg_notify('lectern_changes', $1)")
+            .bind(&payload)
+            .execute(&mut other)
+            .await
+            .unwrap();
+        assert!(fence.pass().await, "round {round}: the fence failed");
+        assert!(
+            heard.lock().unwrap().contains(&payload),
+            "round {round}: the fence passed before the notice committed before it was heard"
+        );
+    }
+}

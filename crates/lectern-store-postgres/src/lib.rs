@@ -134,40 +134,47 @@ pub async fn watch_changes(
     on_notice: impl Fn(&str) + Send + 'static,
     on_live: impl Fn(bool) + Send + 'static,
 ) -> Result<ChangeFence> {
-    let options = PgConnectOptions::from_str(url)
+    PgConnectOptions::from_str(url)
         .map_err(|e| Error::invalid(format!("bad PostgreSQL database URL: {e}")))?;
-    let fence = Arc::new(Syncs {
-        pool: PgPoolOptions::new()
-            .max_connections(SYNCS_IN_FLIGHT as u32)
-            .acquire_timeout(ACQUIRE_TIMEOUT)
-            .connect_lazy_with(options),
+    let syncs = Arc::new(Syncs {
         channel: format!(
             "lectern_sync_{}",
             lectern_core::secret::random_alphanumeric(16).to_lowercase()
         ),
         sending: std::sync::Mutex::new(Sending::default()),
+        wanted: tokio::sync::Notify::new(),
         heard: tokio::sync::watch::Sender::new(Heard::default()),
     });
     let url = url.to_string();
-    let mut listener = Some(listen(&url, &fence.channel).await?);
+    let mut listener = Some(listen(&url, &syncs.channel).await?);
     on_live(true);
-    let watcher = fence.clone();
+    let watcher = syncs.clone();
     tokio::spawn(async move {
         loop {
             if let Some(l) = listener.as_mut() {
-                match l.try_recv().await {
-                    Ok(Some(notice)) if notice.channel() == CHANGES => {
-                        on_notice(notice.payload());
-                        continue;
-                    }
-                    Ok(Some(notice)) => {
-                        // One of this server's syncs: every notice before it was applied.
-                        watcher.heard(notice.payload());
-                        continue;
-                    }
-                    Ok(None) => tracing::warn!("the change watcher lost its connection"),
-                    Err(e) => tracing::warn!(error = %e, "the change watcher failed"),
-                }
+                let lost = tokio::select! {
+                    // Notices first: those that came in while a sync was sent wait in the
+                    // listener's buffer, in the order they were sent.
+                    biased;
+                    received = l.try_recv() => match received {
+                        Ok(Some(notice)) if notice.channel() == CHANGES => {
+                            on_notice(notice.payload());
+                            continue;
+                        }
+                        Ok(Some(notice)) => {
+                            // One of this server's syncs: every notice before it was applied.
+                            watcher.heard(notice.payload());
+                            continue;
+                        }
+                        Ok(None) => "the change watcher lost its connection".to_string(),
+                        Err(e) => format!("the change watcher failed: {e}"),
+                    },
+                    () = watcher.wanted.notified() => match watcher.send(l).await {
+                        Ok(()) => continue,
+                        Err(e) => format!("a cache sync could not be sent: {e}"),
+                    },
+                };
+                tracing::warn!("{lost}");
                 on_live(false);
                 watcher.fail_sent();
                 listener = None;
@@ -183,7 +190,7 @@ pub async fn watch_changes(
             }
         }
     });
-    Ok(ChangeFence(fence))
+    Ok(ChangeFence(syncs))
 }
 
 /// A connection that listens for change notices and this server's syncs.
@@ -198,19 +205,21 @@ async fn listen(url: &str, sync_channel: &str) -> Result<PgListener> {
 
 /// The fence of a server's cache. PostgreSQL delivers notices in the order their
 /// transactions committed, so when a sync notice this server sent after a read began comes
-/// back to its watcher, every change notice committed before the read was applied. Reads
-/// share syncs: at most [`SYNCS_IN_FLIGHT`] are in flight, and the reads that arrive while
-/// all are busy wait for the next one (sent after them), so the database sees one small
-/// statement per round trip however many reads wait.
+/// back to its watcher, every change notice committed before the read was applied. The
+/// watcher sends the syncs itself, on its own listening connection (a session hears its own
+/// notices): one statement to one backend per sync, and no other connection. Reads share
+/// syncs: one is in flight at a time, and the reads that arrive while it is wait for the
+/// next one (sent after them), so the database sees one small statement per round trip
+/// however many reads wait.
 #[derive(Clone)]
 pub struct ChangeFence(Arc<Syncs>);
 
 struct Syncs {
-    /// Sends the syncs.
-    pool: PgPool,
-    /// This server's own channel for them.
+    /// This server's own channel for its syncs.
     channel: String,
     sending: std::sync::Mutex<Sending>,
+    /// Wakes the watcher to send the sync numbered `sending.issued`.
+    wanted: tokio::sync::Notify,
     heard: tokio::sync::watch::Sender<Heard>,
 }
 
@@ -219,17 +228,11 @@ struct Sending {
     /// Number of the newest sync sent or being sent (numbers are given in the order reads
     /// arrive, so any sync numbered at or past a read's target was sent after it arrived).
     issued: u64,
-    /// Syncs being sent (at most [`SYNCS_IN_FLIGHT`]).
-    in_flight: usize,
-    /// Whether a read arrived while every slot was busy: one more follows the first to end.
+    /// Whether a sync is asked for or being sent.
+    in_flight: bool,
+    /// Whether a read arrived while a sync was in flight: one more follows it.
     again: bool,
 }
-
-/// Most syncs one server has in flight: a read starts its own while there is room; past it,
-/// reads share the next one. One measured best for `get_deck` at 32 connections (35,000-
-/// 36,000 req/s, against 29,000 with two and 24,000 with four): each sync is work for
-/// PostgreSQL, which shares the machine.
-const SYNCS_IN_FLIGHT: usize = 1;
 
 #[derive(Default, Clone, Copy)]
 struct Heard {
@@ -241,22 +244,21 @@ struct Heard {
 }
 
 impl Syncs {
-    /// Sends sync `n`, then the next ones while reads wait for a newer one.
-    async fn send(self: Arc<Self>, mut n: u64) {
+    /// Sends the sync asked for on `listener`, then the next ones while reads wait for a
+    /// newer one. Each comes back through the same connection, after every notice committed
+    /// before it.
+    async fn send(&self, listener: &mut PgListener) -> sqlx::Result<()> {
+        let mut n = self.sending.lock().expect("no panics inside").issued;
         loop {
-            let sent = sqlx::query("SELECT pg_notify($1, $2)")
+            sqlx::query("SELECT pg_notify($1, $2)")
                 .bind(&self.channel)
                 .bind(n.to_string())
-                .execute(&self.pool)
-                .await;
-            if let Err(e) = sent {
-                tracing::warn!(error = %e, "a cache sync could not be sent");
-                self.heard.send_modify(|h| h.failed = h.failed.max(n));
-            }
+                .execute(&mut *listener)
+                .await?;
             let mut sending = self.sending.lock().expect("no panics inside");
             if !std::mem::take(&mut sending.again) {
-                sending.in_flight -= 1;
-                return;
+                sending.in_flight = false;
+                return Ok(());
             }
             sending.issued += 1;
             n = sending.issued;
@@ -270,9 +272,14 @@ impl Syncs {
         }
     }
 
-    /// Every sync sent so far will not come back.
+    /// Every sync asked for so far will not come back; the next read asks anew.
     fn fail_sent(&self) {
-        let issued = self.sending.lock().expect("no panics inside").issued;
+        let issued = {
+            let mut sending = self.sending.lock().expect("no panics inside");
+            sending.in_flight = false;
+            sending.again = false;
+            sending.issued
+        };
         self.heard.send_modify(|h| h.failed = h.failed.max(issued));
     }
 }
@@ -283,13 +290,13 @@ impl Fence for ChangeFence {
         let syncs = &self.0;
         let target = {
             let mut sending = syncs.sending.lock().expect("no panics inside");
-            if sending.in_flight < SYNCS_IN_FLIGHT {
-                sending.in_flight += 1;
+            if !sending.in_flight {
+                sending.in_flight = true;
                 sending.issued += 1;
-                tokio::spawn(syncs.clone().send(sending.issued));
+                syncs.wanted.notify_one();
                 sending.issued
             } else {
-                // The syncs in flight were sent before this read: wait for the next one.
+                // The sync in flight was asked for before this read: wait for the next one.
                 sending.again = true;
                 sending.issued + 1
             }
