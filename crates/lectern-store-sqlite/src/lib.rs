@@ -83,15 +83,17 @@ fn writer(options: &SqliteConnectOptions) -> Result<rusqlite::Connection> {
 const READER_PRAGMAS: &str = "PRAGMA cache_size = -1024;";
 
 /// The writer's own settings: no checkpoints of its own ([`checkpoints`]); and room for a
-/// batch's changed pages (8 MiB instead of 2), so that they wait for the commit in memory
-/// instead of being spilled to the WAL one by one while the write holds the writer.
+/// batch's changed pages (4 MiB instead of 2), so that they wait for the commit in memory
+/// instead of being spilled to the WAL one by one while the write holds the writer. A batch
+/// of 32 created decks changes well under 1 MiB; 8 MiB wrote no faster and let the
+/// server's RSS peak higher in a full benchmark run (README, "Benchmark").
 ///
 /// A write's savepoint copies the pages it changes into the savepoint's journal. With the
 /// default `temp_store`, that journal is one allocation of up to 128 KiB (SQLite is built
 /// with `SQLITE_STMTJRNL_SPILL=131071`, `.cargo/config.toml`) and only a larger write moves
 /// it into a temporary file; `temp_store = MEMORY` would keep every journal in memory, but
 /// allocated 1 KiB at a time (about 70 mallocs and frees per created deck).
-const WRITER_PRAGMAS: &str = "PRAGMA wal_autocheckpoint = 0; PRAGMA cache_size = -8192;";
+const WRITER_PRAGMAS: &str = "PRAGMA wal_autocheckpoint = 0; PRAGMA cache_size = -4096;";
 
 /// How often the WAL is checkpointed into the database file.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
@@ -225,13 +227,13 @@ mod tests {
             .unwrap();
         assert_eq!(settings, ("wal".to_string(), 2, 1, 10_000));
         // Its own: no automatic checkpoints, temporary files by default (0: savepoint
-        // journals in memory up to 128 KiB), 8 MiB of pages.
+        // journals in memory up to 128 KiB), 4 MiB of pages.
         let pragma = |name: &str| -> i64 {
             conn.query_row(&format!("PRAGMA {name}"), [], |r| r.get(0))
                 .unwrap()
         };
         let own = ["wal_autocheckpoint", "temp_store", "cache_size"].map(pragma);
-        assert_eq!(own, [0, 0, -8192]);
+        assert_eq!(own, [0, 0, -4096]);
     }
 
     /// SQLite is built with the flags of `.cargo/config.toml`: no allocation statistics and
