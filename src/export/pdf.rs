@@ -90,6 +90,34 @@ pub enum PdfError {
     Transient(String),
 }
 
+/// `bin`, started so that it dies with this process: a script in `dir` that runs it under
+/// `setpriv --pdeathsig KILL` (util-linux), so that a server killed with SIGKILL (or a test
+/// that stops one so) leaves no browser behind. The signal comes when the thread that
+/// started the browser ends: one of the runtime's workers, which live as long as it does.
+/// `bin` itself where `setpriv` is missing or the script cannot be written.
+fn dying_with_us(bin: &Path, dir: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
+        .into_iter()
+        .map(Path::new)
+        .find(|p| p.is_file());
+    let Some(setpriv) = setpriv else {
+        return bin.to_path_buf();
+    };
+    let quoted = bin.display().to_string().replace('\'', r"'\''");
+    let script = format!(
+        "#!/bin/sh\nexec {} --pdeathsig KILL -- '{quoted}' \"$@\"\n",
+        setpriv.display()
+    );
+    let path = dir.join("lectern-chromium");
+    let written = std::fs::write(&path, script)
+        .and_then(|()| std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700)));
+    match written {
+        Ok(()) => path,
+        Err(_) => bin.to_path_buf(),
+    }
+}
+
 /// The Chromium binary: `--chrome-path`/`LECTERN_CHROME`, else Debian's or one on PATH.
 pub fn find_chromium(configured: Option<&Path>) -> Option<PathBuf> {
     if let Some(p) = configured {
@@ -156,6 +184,22 @@ impl PdfRenderer {
         proxy: &RenderProxy,
     ) -> Result<(Browser, tokio::task::JoinHandle<()>, tempfile::TempDir), PdfError> {
         let profile = tempfile::tempdir().map_err(|e| PdfError::Transient(e.to_string()))?;
+        let wrapped = dying_with_us(bin, profile.path());
+        match Self::launch_with(&wrapped, proxy, &profile).await {
+            Err(e) if wrapped != bin => {
+                tracing::warn!(error = ?e, "Chromium did not start under setpriv; starting it alone");
+                Self::launch_with(bin, proxy, &profile).await
+            }
+            launched => launched,
+        }
+        .map(|(browser, events)| (browser, events, profile))
+    }
+
+    async fn launch_with(
+        bin: &Path,
+        proxy: &RenderProxy,
+        profile: &tempfile::TempDir,
+    ) -> Result<(Browser, tokio::task::JoinHandle<()>), PdfError> {
         let proxy_server = format!("http://{}", proxy.addr());
         let config = BrowserConfig::builder()
             .chrome_executable(bin)
@@ -180,7 +224,7 @@ impl PdfRenderer {
             .await
             .map_err(|e| PdfError::Transient(format!("Chromium did not start: {e}")))?;
         let events = tokio::spawn(async move { while let Some(Ok(_)) = handler.next().await {} });
-        Ok((browser, events, profile))
+        Ok((browser, events))
     }
 
     /// Runs `job` with the warm browser (starting it when needed); a failed job's browser is

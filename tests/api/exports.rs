@@ -718,3 +718,90 @@ async fn a_worker_process_builds_what_a_server_without_workers_queued() {
     assert_eq!(zip.status(), 200);
     assert!(zip.bytes().await.unwrap().starts_with(b"PK"));
 }
+
+/// The browser a server starts (here for a deck's thumbnail) ends with the server, even one
+/// killed with SIGKILL, which can clean nothing up: no Chromium is left running. Runs in the
+/// SQLite pass.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_with_sigkill_leaves_no_browser_behind() {
+    use crate::common::{account, send_json, serve, testing_postgres};
+
+    if testing_postgres() {
+        eprintln!("skipped: runs in the SQLite pass");
+        return;
+    }
+    if lectern::export::pdf::find_chromium(None).is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI installs Chromium"
+        );
+        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+        return;
+    }
+    // The processes whose parent is `pid` and which are not zombies.
+    let children = |pid: u32| -> Vec<(u32, String)> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+                continue;
+            };
+            // `pid (comm) state ppid ...`: comm may hold spaces, so read after its ')'.
+            let after = &stat[stat.rfind(')').unwrap() + 2..];
+            let mut fields = after.split(' ');
+            let state = fields.next().unwrap();
+            let ppid: u32 = fields.next().unwrap().parse().unwrap();
+            if ppid == pid && state != "Z" {
+                let cmdline = std::fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default();
+                found.push((child, String::from_utf8_lossy(&cmdline).replace('\0', " ")));
+            }
+        }
+        found
+    };
+    let alive = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| !s[s.rfind(')').unwrap() + 2..].starts_with('Z'))
+            .unwrap_or(false)
+    };
+
+    let dir = tempfile::tempdir().unwrap();
+    let db_url = format!("sqlite://{}", dir.path().join("lectern.db").display());
+    let key = account(&db_url, "alice").await;
+    let (mut server, base) = serve(&db_url, dir.path(), &[]).await;
+    let server_pid = server.id().unwrap();
+    let (status, made) = send_json(
+        &reqwest::Client::new(),
+        Method::POST,
+        format!("{base}/v1/decks"),
+        &key,
+        Some(json!({"title": "Thumbnail", "slides": [{"html": "<section><h1>A</h1></section>"}]})),
+    )
+    .await
+    .unwrap();
+    assert_eq!(status, 201, "{made}");
+    // The thumbnail starts the browser (a child of the server) within moments.
+    let mut browser = None;
+    for _ in 0..400 {
+        browser = children(server_pid)
+            .into_iter()
+            .find(|(_, cmdline)| cmdline.contains("remote-debugging-port"));
+        if browser.is_some() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let (browser, cmdline) = browser.expect("the server started its browser for the thumbnail");
+
+    server.kill().await.unwrap(); // SIGKILL
+    let mut gone = false;
+    for _ in 0..200 {
+        if !alive(browser) {
+            gone = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(gone, "the browser outlived its server: {browser} {cmdline}");
+}
