@@ -478,6 +478,20 @@ fn python_pptx() -> Option<String> {
     ok.then_some(python)
 }
 
+/// Whether Chromium is installed; without it a browser test is skipped, saying so, except
+/// under CI, which installs it.
+fn chromium_here() -> bool {
+    let here = lectern::export::pdf::find_chromium(None).is_some();
+    if !here {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI installs Chromium"
+        );
+        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+    }
+    here
+}
+
 /// A PowerPoint export of a deck in block markup, free HTML and HTML that does not map,
 /// read back with python-pptx: the canvas size, one slide per slide, the notes, a text box
 /// at its block's place with its runs, a native shape with its fill, Chromium's pictures of
@@ -485,12 +499,7 @@ fn python_pptx() -> Option<String> {
 /// LibreOffice turns it into a PDF in which pdftotext finds every text box's text.
 #[tokio::test]
 async fn pptx_exports_map_blocks_to_native_shapes_and_draw_the_rest() {
-    if lectern::export::pdf::find_chromium(None).is_none() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI installs Chromium"
-        );
-        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+    if !chromium_here() {
         return;
     }
     let Some(python) = python_pptx() else {
@@ -730,12 +739,7 @@ async fn a_server_killed_with_sigkill_leaves_no_browser_behind() {
         eprintln!("skipped: runs in the SQLite pass");
         return;
     }
-    if lectern::export::pdf::find_chromium(None).is_none() {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI installs Chromium"
-        );
-        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+    if !chromium_here() {
         return;
     }
     // The processes whose parent is `pid` and which are not zombies.
