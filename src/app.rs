@@ -52,6 +52,8 @@ pub struct AppShared {
     pub mcp: crate::mcp::McpOptions,
     /// Request-rate limits per credential (`--rate-limit`).
     pub rate_limits: Arc<RateLimits>,
+    /// `get_deck`'s answers for unchanged decks.
+    pub deck_bodies: crate::api::decks::DeckBodies,
 }
 
 /// Starts `workers` export workers for `state` (PDFs printed by `state.renderer`), with the

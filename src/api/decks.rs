@@ -1,7 +1,7 @@
 //! The deck operations (interface 4.3).
 
 use std::collections::HashMap;
-use std::sync::{LazyLock, RwLock};
+use std::sync::RwLock;
 
 use crate::api::bodies::{CreateDeckBody, UpdateDeckBody};
 use axum::Json;
@@ -11,6 +11,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::IntoResponse;
 use lectern_core::deck::{DeckPatch, NewDeck};
 use lectern_core::params::{Paging, parse_bool};
+use lectern_core::store::DeckRecord;
 use lectern_core::views::{CreatedDeck, DeckMeta, DeckSummary, DeckView, TrashedDeckSummary};
 
 use crate::api::{Envelope, data, page};
@@ -88,63 +89,68 @@ pub async fn get_deck(
     query: QueryParams,
 ) -> Result<impl IntoResponse, ApiError> {
     let include = parse_bool("include_deck_html", query.get("include_deck_html"))?;
-    let deck = state.core.get_deck(&caller, id, include).await?;
-    let etag = lectern_core::revision::etag(deck.meta.id, deck.meta.revision);
+    let deck = state.core.readable_deck(&caller, id).await?;
+    let etag = lectern_core::revision::etag(deck.id, deck.revision);
+    let body = if include {
+        serialized(&state.core.deck_view(&deck, true).await?)
+    } else if let Some(kept) = state.deck_bodies.get(&deck) {
+        kept
+    } else {
+        let body = serialized(&state.core.deck_view(&deck, false).await?);
+        state.deck_bodies.keep(deck, body.clone());
+        body
+    };
     let json = HeaderValue::from_static("application/json");
-    Ok((
-        [(header::ETAG, etag)],
-        [(header::CONTENT_TYPE, json)],
-        deck_body(&deck),
-    ))
+    Ok(([(header::ETAG, etag)], [(header::CONTENT_TYPE, json)], body))
 }
 
-/// The most body bytes [`deck_body`] keeps (its views take about as much again); past it
-/// it forgets them all.
-const KEPT_BYTES: usize = 4 << 20;
-
-/// `get_deck`'s body, `{"data": view}`. A deck read again unchanged (the core reads it
-/// from its cache) answers the bytes it answered last instead of being serialized again
-/// (serializing was a tenth of such a read's cost): the bytes are kept by deck id beside
-/// the view they were made from, and used only for a view equal to it in every field, so
-/// a view that changed in any way (a new revision, a thumbnail, another server's address)
-/// is serialized afresh. Views with `deck_html` are not kept (they can be large).
-fn deck_body(view: &DeckView) -> Bytes {
-    #[derive(Default)]
-    struct Kept {
-        bodies: HashMap<i64, (DeckView, Bytes)>,
-        bytes: usize,
-    }
-    static KEPT: LazyLock<RwLock<Kept>> = LazyLock::new(Default::default);
-    let keep = view.deck_html.is_none();
-    if keep {
-        let kept = KEPT.read().expect("no panics while the lock is held");
-        if let Some((seen, body)) = kept.bodies.get(&view.meta.id)
-            && seen == view
-        {
-            return body.clone();
-        }
-    }
-    let body = Bytes::from(
+/// `get_deck`'s body, `{"data": view}`.
+fn serialized(view: &DeckView) -> Bytes {
+    Bytes::from(
         serde_json::to_vec(&Envelope {
             data: view,
             meta: None::<()>,
         })
         .expect("a deck view serializes"),
-    );
-    if keep {
-        let mut kept = KEPT.write().expect("no panics while the lock is held");
+    )
+}
+
+/// The most body bytes [`DeckBodies`] keeps (its records take about as much again); past it
+/// it forgets them all.
+const KEPT_BYTES: usize = 4 << 20;
+
+/// `get_deck`'s answers without `deck_html`, kept by deck id beside the record each was made
+/// from: a deck read again unchanged (the core reads it from its cache) answers the bytes it
+/// answered last instead of building its view and serializing it again (a tenth of such a
+/// read's cost each). A body is used only for a record equal to its own in every field (the
+/// view is a function of the record, see `Lectern::deck_view`), so a deck changed in any way
+/// (a new revision, a thumbnail) is answered afresh.
+#[derive(Default)]
+pub struct DeckBodies(RwLock<KeptBodies>);
+
+#[derive(Default)]
+struct KeptBodies {
+    bodies: HashMap<i64, (DeckRecord, Bytes)>,
+    bytes: usize,
+}
+
+impl DeckBodies {
+    fn get(&self, deck: &DeckRecord) -> Option<Bytes> {
+        let kept = self.0.read().expect("no panics while the lock is held");
+        let (seen, body) = kept.bodies.get(&deck.id)?;
+        (seen == deck).then(|| body.clone())
+    }
+
+    fn keep(&self, deck: DeckRecord, body: Bytes) {
+        let mut kept = self.0.write().expect("no panics while the lock is held");
         if kept.bytes + body.len() > KEPT_BYTES {
-            *kept = Kept::default();
+            *kept = KeptBodies::default();
         }
         kept.bytes += body.len();
-        if let Some((_, old)) = kept
-            .bodies
-            .insert(view.meta.id, (view.clone(), body.clone()))
-        {
+        if let Some((_, old)) = kept.bodies.insert(deck.id, (deck, body)) {
             kept.bytes -= old.len();
         }
     }
-    body
 }
 
 /// `update_deck`: changes the given deck fields.
@@ -204,66 +210,70 @@ pub async fn recover_deck(
 mod tests {
     use lectern_core::deck::defaults;
     use lectern_core::time::Timestamp;
-    use lectern_core::views::DeckUrls;
 
     use super::*;
 
-    fn view(id: i64, title: &str, thumbnail: &str) -> DeckView {
-        let url = format!("http://lectern.test/ann/{id}");
-        DeckView {
-            meta: DeckMeta {
-                id,
-                title: title.into(),
-                description: String::new(),
-                thumbnail_url: thumbnail.into(),
-                urls: DeckUrls::under(&url),
-                url,
-                slug: "intro".into(),
-                visibility: defaults::VISIBILITY,
-                slide_count: 1,
-                revision: 3,
-                width: defaults::WIDTH,
-                height: defaults::HEIGHT,
-                margin: defaults::MARGIN,
-                transition: defaults::TRANSITION,
-                background_transition: defaults::BACKGROUND_TRANSITION,
-                rtl: false,
-                loop_: false,
-                theme_font: defaults::THEME_FONT,
-                theme_color: defaults::THEME_COLOR,
-                language: defaults::LANGUAGE.into(),
-                created_at: Timestamp::from_unix_micros(1),
-                updated_at: Timestamp::from_unix_micros(2),
-            },
+    fn record(id: i64, title: &str, thumbnail: Option<&str>) -> DeckRecord {
+        DeckRecord {
+            id,
+            owner_id: 1,
+            owner_username: "ann".into(),
+            title: title.into(),
+            description: String::new(),
+            slug: "intro".into(),
+            visibility: defaults::VISIBILITY,
             css: String::new(),
-            deck_html: None,
+            width: defaults::WIDTH,
+            height: defaults::HEIGHT,
+            margin: defaults::MARGIN,
+            transition: defaults::TRANSITION,
+            background_transition: defaults::BACKGROUND_TRANSITION,
+            rtl: false,
+            loop_: false,
+            theme_font: defaults::THEME_FONT,
+            theme_color: defaults::THEME_COLOR,
+            language: defaults::LANGUAGE.into(),
+            created_at: Timestamp::from_unix_micros(1),
+            updated_at: Timestamp::from_unix_micros(2),
+            trashed_at: None,
+            slide_count: 1,
+            owner_name: "Ann".into(),
+            owner_team_id: None,
+            thumbnail_token: thumbnail.map(str::to_string),
+            revision: 3,
         }
     }
 
-    fn serialized(view: &DeckView) -> Vec<u8> {
-        serde_json::to_vec(&Envelope {
-            data: view,
-            meta: None::<()>,
-        })
-        .unwrap()
+    /// A kept body is answered only for a record equal to the one it was made from: the
+    /// same deck at the same revision that differs anywhere else (a thumbnail drawn since)
+    /// is not answered from it, nor is another deck.
+    #[test]
+    fn a_kept_body_answers_only_the_same_record() {
+        let bodies = DeckBodies::default();
+        let first = record(7, "Intro", None);
+        assert_eq!(bodies.get(&first), None);
+        bodies.keep(first.clone(), Bytes::from_static(b"first"));
+        assert_eq!(bodies.get(&first), Some(Bytes::from_static(b"first")));
+        assert_eq!(bodies.get(&record(7, "Intro", Some("t1"))), None);
+        assert_eq!(bodies.get(&record(7, "Outro", None)), None);
+        assert_eq!(bodies.get(&record(8, "Intro", None)), None);
+        let drawn = record(7, "Intro", Some("t1"));
+        bodies.keep(drawn.clone(), Bytes::from_static(b"drawn"));
+        assert_eq!(bodies.get(&drawn), Some(Bytes::from_static(b"drawn")));
+        assert_eq!(bodies.get(&first), None, "replaced");
     }
 
-    /// A kept body is answered only for a view equal to the one it was made from: a view of
-    /// the same deck and revision that differs anywhere else gets its own bytes.
+    /// Past [`KEPT_BYTES`] the kept bodies are forgotten, so they never hold more.
     #[test]
-    fn a_kept_body_answers_only_the_same_view() {
-        // An id no other test uses (the kept bodies are the process's).
-        let first = view(-71, "Intro", "http://lectern.test/assets/web/thumbnail.svg");
-        assert_eq!(deck_body(&first), serialized(&first));
-        assert_eq!(deck_body(&first), serialized(&first), "kept");
-        let drawn = view(-71, "Intro", "http://lectern.test/thumbnails/x.png");
-        assert_eq!(deck_body(&drawn), serialized(&drawn));
-        let renamed = view(-71, "Outro", "http://lectern.test/thumbnails/x.png");
-        assert_eq!(deck_body(&renamed), serialized(&renamed));
-        let mut with_html = renamed.clone();
-        with_html.deck_html = Some("<section>Hi</section>".into());
-        assert_eq!(deck_body(&with_html), serialized(&with_html));
-        assert_eq!(deck_body(&renamed), serialized(&renamed));
-        assert_ne!(serialized(&first), serialized(&drawn));
+    fn kept_bodies_stay_under_their_limit() {
+        let bodies = DeckBodies::default();
+        let body = Bytes::from(vec![b'x'; KEPT_BYTES / 3 + 1]);
+        for id in 0..3 {
+            bodies.keep(record(id, "Intro", None), body.clone());
+        }
+        let kept = bodies.0.read().unwrap();
+        assert!(kept.bytes <= KEPT_BYTES, "{}", kept.bytes);
+        assert_eq!(kept.bytes, body.len(), "the third body starts afresh");
+        assert!(kept.bodies.contains_key(&2) && kept.bodies.len() == 1);
     }
 }

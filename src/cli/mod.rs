@@ -2,6 +2,7 @@
 //! all sharing the storage options (so admin commands work on a running server's data).
 
 pub mod admin;
+pub mod log;
 pub mod mcp;
 pub mod serve;
 pub mod storage;
@@ -41,7 +42,7 @@ pub enum Command {
 /// Parses the command line and runs it.
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
-    init_tracing();
+    log::init();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -67,15 +68,4 @@ pub fn run() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// Logs go to stderr (stdout carries the admin commands' output); `RUST_LOG` filters.
-fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .try_init();
 }

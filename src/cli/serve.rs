@@ -61,6 +61,7 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
         renderer: std::sync::Arc::new(PdfRenderer::new(chromium).with_network(opts.render_network)),
         mcp: McpOptions::from_env(bound, &public_url)?,
         rate_limits,
+        deck_bodies: Default::default(),
     });
     app::spawn_export_workers(&state, opts.export_workers);
     tokio::spawn(prune_history(state.core.clone(), opts.history_days));

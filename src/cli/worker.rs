@@ -27,6 +27,7 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
         renderer: Arc::new(PdfRenderer::new(chromium).with_network(opts.render_network)),
         mcp: Default::default(),
         rate_limits: RateLimits::new(0, false),
+        deck_bodies: Default::default(),
     });
     app::spawn_export_workers(&state, opts.export_workers.max(1));
     println!("lectern: export worker running");

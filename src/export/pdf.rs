@@ -90,25 +90,40 @@ pub enum PdfError {
     Transient(String),
 }
 
-/// `bin`, started so that it dies with this process: a script in `dir` that runs it under
-/// `setpriv --pdeathsig KILL` (util-linux), so that a server killed with SIGKILL (or a test
-/// that stops one so) leaves no browser behind. The signal comes when the thread that
-/// started the browser ends: one of the runtime's workers, which live as long as it does.
-/// `bin` itself where `setpriv` is missing or the script cannot be written.
+/// `bin`, started so that it dies with this process and yields the CPU to it: a script in
+/// `dir` that runs it under `setpriv --pdeathsig KILL` (util-linux), so that a server killed
+/// with SIGKILL (or a test that stops one so) leaves no browser behind, and under `nice -n
+/// 10`, so that thumbnails, exports and screenshots (background work, all of it) take the
+/// CPU the requests leave. The signal comes when the thread that started the browser ends:
+/// one of the runtime's workers, which live as long as it does. Run with `CAP_SYS_NICE` (as
+/// root), Chromium would raise its own threads' priority (its main thread to nice -8, above
+/// every request's): where this process may (`CAP_SETPCAP`), the script also takes that
+/// capability from the browser (`--bounding-set -sys_nice`), so that, like any other user's,
+/// it cannot. `bin` itself where `setpriv` is missing or the script cannot be written.
 fn dying_with_us(bin: &Path, dir: &Path) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
-    let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"]
-        .into_iter()
-        .map(Path::new)
-        .find(|p| p.is_file());
-    let Some(setpriv) = setpriv else {
+    let first = |paths: [&'static str; 2]| {
+        paths
+            .into_iter()
+            .map(Path::new)
+            .find(|p| p.is_file())
+            .map(|p| p.display().to_string())
+    };
+    let Some(setpriv) = first(["/usr/bin/setpriv", "/bin/setpriv"]) else {
         return bin.to_path_buf();
     };
+    let nice = first(["/usr/bin/nice", "/bin/nice"])
+        .map(|nice| format!("{nice} -n {BROWSER_NICENESS} "))
+        .unwrap_or_default();
+    let effective = effective_capabilities().unwrap_or(0);
+    let caps = if effective & CAP_SETPCAP != 0 && effective & CAP_SYS_NICE != 0 {
+        "--bounding-set -sys_nice "
+    } else {
+        ""
+    };
     let quoted = bin.display().to_string().replace('\'', r"'\''");
-    let script = format!(
-        "#!/bin/sh\nexec {} --pdeathsig KILL -- '{quoted}' \"$@\"\n",
-        setpriv.display()
-    );
+    let script =
+        format!("#!/bin/sh\nexec {nice}{setpriv} --pdeathsig KILL {caps}-- '{quoted}' \"$@\"\n");
     let path = dir.join("lectern-chromium");
     let written = std::fs::write(&path, script)
         .and_then(|()| std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700)));
@@ -117,6 +132,21 @@ fn dying_with_us(bin: &Path, dir: &Path) -> PathBuf {
         Err(_) => bin.to_path_buf(),
     }
 }
+
+/// Capability bits (`linux/capability.h`).
+const CAP_SETPCAP: u64 = 1 << 8;
+const CAP_SYS_NICE: u64 = 1 << 23;
+
+/// This process's effective capabilities (`CapEff` in `/proc/self/status`).
+fn effective_capabilities() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let hex = status.lines().find_map(|l| l.strip_prefix("CapEff:"))?;
+    u64::from_str_radix(hex.trim(), 16).ok()
+}
+
+/// The browser's niceness (requests run at 0): under load, a busy browser thread gets about
+/// a tenth of a request thread's share of a core (the kernel's weights: 110 against 1024).
+pub const BROWSER_NICENESS: i32 = 10;
 
 /// The Chromium binary: `--chrome-path`/`LECTERN_CHROME`, else Debian's or one on PATH.
 pub fn find_chromium(configured: Option<&Path>) -> Option<PathBuf> {

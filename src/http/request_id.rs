@@ -94,8 +94,8 @@ where
         };
         let span = tracing::info_span!(
             "request",
-            method = %req.method(),
-            path = %req.uri().path(),
+            method = req.method().as_str(),
+            path = req.uri().path(),
             request.id = id.to_str().unwrap_or("-"),
         );
         let answer = span.in_scope(|| self.inner.call(req));

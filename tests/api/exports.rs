@@ -728,52 +728,53 @@ async fn a_worker_process_builds_what_a_server_without_workers_queued() {
     assert!(zip.bytes().await.unwrap().starts_with(b"PK"));
 }
 
-/// The browser a server starts (here for a deck's thumbnail) ends with the server, even one
-/// killed with SIGKILL, which can clean nothing up: no Chromium is left running. Runs in the
-/// SQLite pass.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_server_killed_with_sigkill_leaves_no_browser_behind() {
-    use crate::common::{account, send_json, serve, testing_postgres};
-
-    if testing_postgres() {
-        eprintln!("skipped: runs in the SQLite pass");
-        return;
-    }
-    if !chromium_here() {
-        return;
-    }
-    // The processes whose parent is `pid` and which are not zombies.
-    let children = |pid: u32| -> Vec<(u32, String)> {
-        let mut found = Vec::new();
-        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-            let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
-                continue;
-            };
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
-                continue;
-            };
-            // `pid (comm) state ppid ...`: comm may hold spaces, so read after its ')'.
-            let after = &stat[stat.rfind(')').unwrap() + 2..];
-            let mut fields = after.split(' ');
-            let state = fields.next().unwrap();
-            let ppid: u32 = fields.next().unwrap().parse().unwrap();
-            if ppid == pid && state != "Z" {
-                let cmdline = std::fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default();
-                found.push((child, String::from_utf8_lossy(&cmdline).replace('\0', " ")));
-            }
+/// The processes whose parent is `pid` and which are not zombies, with their command lines.
+fn children(pid: u32) -> Vec<(u32, String)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid ...`: comm may hold spaces, so read after its ')'.
+        let after = &stat[stat.rfind(')').unwrap() + 2..];
+        let mut fields = after.split(' ');
+        let state = fields.next().unwrap();
+        let ppid: u32 = fields.next().unwrap().parse().unwrap();
+        if ppid == pid && state != "Z" {
+            let cmdline = std::fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default();
+            found.push((child, String::from_utf8_lossy(&cmdline).replace('\0', " ")));
         }
-        found
-    };
-    let alive = |pid: u32| {
-        std::fs::read_to_string(format!("/proc/{pid}/stat"))
-            .map(|s| !s[s.rfind(')').unwrap() + 2..].starts_with('Z'))
-            .unwrap_or(false)
-    };
+    }
+    found
+}
+
+/// Whether process `pid` is running (not gone, not a zombie).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| !s[s.rfind(')').unwrap() + 2..].starts_with('Z'))
+        .unwrap_or(false)
+}
+
+/// A server of its own (SQLite) with one deck, whose thumbnail makes it start its browser:
+/// the server, its address, alice's key, the deck's id, and the browser's pid and command
+/// line once it runs.
+async fn server_with_its_browser() -> (
+    tokio::process::Child,
+    String,
+    String,
+    Value,
+    (u32, String),
+    tempfile::TempDir,
+) {
+    use crate::common::{account, send_json, serve};
 
     let dir = tempfile::tempdir().unwrap();
     let db_url = format!("sqlite://{}", dir.path().join("lectern.db").display());
     let key = account(&db_url, "alice").await;
-    let (mut server, base) = serve(&db_url, dir.path(), &[]).await;
+    let (server, base) = serve(&db_url, dir.path(), &[]).await;
     let server_pid = server.id().unwrap();
     let (status, made) = send_json(
         &reqwest::Client::new(),
@@ -785,18 +786,36 @@ async fn a_server_killed_with_sigkill_leaves_no_browser_behind() {
     .await
     .unwrap();
     assert_eq!(status, 201, "{made}");
-    // The thumbnail starts the browser (a child of the server) within moments.
+    // The thumbnail starts the browser (a child of the server) within moments: through a
+    // script, whose process becomes Chromium's once its last `exec` is done.
     let mut browser = None;
     for _ in 0..400 {
-        browser = children(server_pid)
-            .into_iter()
-            .find(|(_, cmdline)| cmdline.contains("remote-debugging-port"));
+        browser = children(server_pid).into_iter().find(|(_, cmdline)| {
+            cmdline.contains("remote-debugging-port") && !cmdline.contains("lectern-chromium")
+        });
         if browser.is_some() {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    let (browser, cmdline) = browser.expect("the server started its browser for the thumbnail");
+    let browser = browser.expect("the server started its browser for the thumbnail");
+    let deck = made["data"]["id"].clone();
+    (server, base, key, deck, browser, dir)
+}
+
+/// The browser a server starts (here for a deck's thumbnail) ends with the server, even one
+/// killed with SIGKILL, which can clean nothing up: no Chromium is left running. Runs in the
+/// SQLite pass.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_killed_with_sigkill_leaves_no_browser_behind() {
+    if crate::common::testing_postgres() {
+        eprintln!("skipped: runs in the SQLite pass");
+        return;
+    }
+    if !chromium_here() {
+        return;
+    }
+    let (mut server, _, _, _, (browser, cmdline), _dir) = server_with_its_browser().await;
 
     server.kill().await.unwrap(); // SIGKILL
     let mut gone = false;
@@ -808,4 +827,79 @@ async fn a_server_killed_with_sigkill_leaves_no_browser_behind() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     assert!(gone, "the browser outlived its server: {browser} {cmdline}");
+}
+
+/// The browser's work (thumbnails here) runs below the requests' priority: once it has drawn
+/// a thumbnail, every thread of the browser and of the processes it started has a niceness
+/// of at least `BROWSER_NICENESS`, also where the server runs as root (which could raise a
+/// thread's priority: Chromium sets its main thread to -8). Runs in the SQLite pass.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browser_yields_the_cpu_to_requests() {
+    if crate::common::testing_postgres() {
+        eprintln!("skipped: runs in the SQLite pass");
+        return;
+    }
+    if !chromium_here() {
+        return;
+    }
+    let (mut server, base, key, deck, (browser, _), _dir) = server_with_its_browser().await;
+    let client = reqwest::Client::new();
+    let mut drawn = false;
+    for _ in 0..300 {
+        let (status, got) = crate::common::send_json(
+            &client,
+            Method::GET,
+            format!("{base}/v1/decks/{deck}"),
+            &key,
+            None,
+        )
+        .await
+        .unwrap();
+        assert_eq!(status, 200, "{got}");
+        if got["data"]["thumbnail_url"]
+            .as_str()
+            .is_some_and(|u| u.ends_with(".png"))
+        {
+            drawn = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(drawn, "no thumbnail was drawn");
+
+    // The browser and everything it started, and each one's threads' niceness (the 19th
+    // field of /proc/<pid>/task/<tid>/stat).
+    let mut processes = vec![browser];
+    let mut i = 0;
+    while i < processes.len() {
+        processes.extend(children(processes[i]).into_iter().map(|(pid, _)| pid));
+        i += 1;
+    }
+    let mut threads = 0;
+    for pid in &processes {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+            continue; // ended meanwhile
+        };
+        for task in tasks.flatten() {
+            let Ok(stat) = std::fs::read_to_string(task.path().join("stat")) else {
+                continue;
+            };
+            let after = &stat[stat.rfind(')').unwrap() + 2..];
+            // Fields from the 3rd (state) on: the niceness is the 19th.
+            let nice: i32 = after.split(' ').nth(16).unwrap().parse().unwrap();
+            let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+            assert!(
+                nice >= lectern::export::pdf::BROWSER_NICENESS,
+                "browser process {pid}'s thread {:?} ({}) runs at nice {nice}",
+                task.file_name(),
+                comm.trim()
+            );
+            threads += 1;
+        }
+    }
+    assert!(
+        processes.len() >= 2 && threads >= 10,
+        "the browser's processes were not found: {processes:?}, {threads} threads"
+    );
+    server.kill().await.unwrap();
 }

@@ -100,6 +100,9 @@ fn main() -> anyhow::Result<()> {
 /// Child: the real server on an ephemeral port, on the SQLite database in `data_dir` or on
 /// `database_url`.
 async fn serve_lectern(data_dir: PathBuf, database_url: Option<String>) -> anyhow::Result<()> {
+    // The log of `lectern serve` (its lines go nowhere: the parent drops this stderr), so that
+    // the server measured makes the spans and fields the real one makes.
+    lectern::cli::log::init();
     let opts = lectern::cli::StorageOptions {
         listen: "127.0.0.1:0".into(),
         data_dir,

@@ -153,16 +153,28 @@ impl Lectern {
         deck_id: DeckId,
         include_deck_html: bool,
     ) -> Result<DeckView> {
+        let deck = self.readable_deck(caller, deck_id).await?;
+        self.deck_view(&deck, include_deck_html).await
+    }
+
+    /// `get_deck`'s first half: the caller's deck as stored, or 404 as `get_deck` answers it.
+    pub async fn readable_deck(&self, caller: &Caller, deck_id: DeckId) -> Result<DeckRecord> {
         caller.require(Scope::Read)?;
-        let deck = self.active_deck(caller, deck_id).await?;
+        self.active_deck(caller, deck_id).await
+    }
+
+    /// `get_deck`'s second half: what it shows of `deck` (from [`Lectern::readable_deck`]).
+    /// Without `deck_html` the view depends on the record alone (and this server's public
+    /// URL), so an answer kept beside an equal record is still the answer.
+    pub async fn deck_view(&self, deck: &DeckRecord, include_deck_html: bool) -> Result<DeckView> {
         let deck_html = if include_deck_html {
             Some(deck_html(&self.store.deck_slides_html(deck.id).await?))
         } else {
             None
         };
         Ok(DeckView {
-            meta: self.deck_meta(&deck),
-            css: deck.css,
+            meta: self.deck_meta(deck),
+            css: deck.css.clone(),
             deck_html,
         })
     }

@@ -311,7 +311,7 @@ pub struct AccessTokenRecord {
 }
 
 /// A deck as stored, with its owner's username (for URLs) and its slide count.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DeckRecord {
     pub id: i64,
     pub owner_id: i64,
