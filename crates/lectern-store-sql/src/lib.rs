@@ -39,6 +39,7 @@ use sqlx::any::{AnyArguments, AnyRow};
 use sqlx::{Any, Executor};
 
 pub use dialect::Dialect;
+pub use writer::WalRestart;
 use writer::{Tx, Writer};
 
 /// Per-key request counts swapped between servers sharing one database (PostgreSQL); see
@@ -82,11 +83,12 @@ impl SqlStore {
 
     /// A SQLite store over a migrated database: `read`'s connections read it, and `writer`,
     /// a connection of its own set up as the readers are, makes every write, in groups (see
-    /// `writer.rs`), with a task of its own: call it in a Tokio runtime.
-    pub fn sqlite(read: AnyPool, writer: rusqlite::Connection) -> Self {
+    /// `writer.rs`), with a task of its own: call it in a Tokio runtime. The writer
+    /// checkpoints when `wal` asks it to.
+    pub fn sqlite(read: AnyPool, writer: rusqlite::Connection, wal: Arc<WalRestart>) -> Self {
         SqlStore {
             read,
-            write: Writer::group(writer),
+            write: Writer::group(writer, wal),
             dialect: Dialect::Sqlite,
             rates: None,
         }

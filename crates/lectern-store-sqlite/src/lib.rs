@@ -6,10 +6,11 @@
 //! thread) whose transactions start with `BEGIN IMMEDIATE`.
 
 use std::str::FromStr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use lectern_core::{Error, Result};
-use lectern_store_sql::{SqlStore, fault};
+use lectern_store_sql::{SqlStore, WalRestart, fault};
 use sqlx::AnyPool;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
@@ -93,7 +94,22 @@ const READER_PRAGMAS: &str = "PRAGMA cache_size = -1024;";
 /// with `SQLITE_STMTJRNL_SPILL=131071`, `.cargo/config.toml`) and only a larger write moves
 /// it into a temporary file; `temp_store = MEMORY` would keep every journal in memory, but
 /// allocated 1 KiB at a time (about 70 mallocs and frees per created deck).
-const WRITER_PRAGMAS: &str = "PRAGMA wal_autocheckpoint = 0; PRAGMA cache_size = -4096;";
+///
+/// A WAL file that a burst of writes grew past 64 MiB is cut back to that size when the WAL
+/// starts over (`journal_size_limit`; see [`WalRestart`]).
+const WRITER_PRAGMAS: &str = "PRAGMA wal_autocheckpoint = 0; PRAGMA cache_size = -4096;
+    PRAGMA journal_size_limit = 67108864;";
+
+/// How long the WAL may grow (in 4 KiB frames: 16 MiB) before the checkpointer, having
+/// copied all of it, asks the writer to let it start over ([`WalRestart`]).
+const RESTART_FRAMES: i64 = 4096;
+
+/// Whether a passive checkpoint's outcome (`PRAGMA wal_checkpoint`: whether it was blocked,
+/// the WAL's frames, the frames in the database file now) calls for the WAL to start over:
+/// it is long, and every frame of it is copied.
+fn restart_wanted(busy: i64, frames: i64, copied: i64) -> bool {
+    busy == 0 && frames >= RESTART_FRAMES && copied == frames
+}
 
 /// How often the WAL is checkpointed into the database file.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
@@ -102,19 +118,27 @@ const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 /// reader connection, until the pool closes. A passive checkpoint runs beside the writer
 /// without holding it up; left to the writer (SQLite's automatic checkpoint), every
 /// thousandth page's commit would copy a thousand pages and wait for two fsyncs more
-/// while the writes queued behind it.
-fn checkpoints(read: AnyPool) {
+/// while the writes queued behind it. Once it has copied a long WAL whole, it asks the
+/// writer (`wal`) to let the WAL start over.
+fn checkpoints(read: AnyPool, wal: Arc<WalRestart>) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         while !read.is_closed() {
             tick.tick().await;
-            if let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)")
-                .execute(&read)
+            match sqlx::query_as::<_, (i64, i64, i64)>("PRAGMA wal_checkpoint(PASSIVE)")
+                .fetch_one(&read)
                 .await
-                && !read.is_closed()
             {
-                tracing::warn!(error = %e, "checkpointing the WAL failed");
+                Ok((busy, frames, copied)) => {
+                    if restart_wanted(busy, frames, copied) {
+                        wal.request();
+                    }
+                }
+                Err(e) if !read.is_closed() => {
+                    tracing::warn!(error = %e, "checkpointing the WAL failed");
+                }
+                Err(_) => {}
             }
         }
     });
@@ -136,8 +160,9 @@ pub async fn open(url: &str) -> Result<SqlStore> {
     migrator.close().await;
     let writer = writer(&options)?;
     let read = pool(&options, READERS).await?;
-    checkpoints(read.clone());
-    let store = SqlStore::sqlite(read, writer);
+    let wal = Arc::new(WalRestart::default());
+    checkpoints(read.clone(), wal.clone());
+    let store = SqlStore::sqlite(read, writer, wal);
     store.record_missing_history().await?;
     Ok(store)
 }
@@ -292,7 +317,7 @@ mod tests {
             size()
         );
         let read = pool(&options(&url).unwrap(), 2).await.unwrap();
-        checkpoints(read.clone());
+        checkpoints(read.clone(), Arc::default());
         let deadline = std::time::Instant::now() + Duration::from_secs(10);
         while size() < 4_000_000 {
             assert!(
@@ -303,6 +328,26 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         read.close().await;
+    }
+
+    /// The writer is asked to let the WAL start over only after a checkpoint that copied
+    /// every frame of a WAL of at least [`RESTART_FRAMES`].
+    #[test]
+    fn a_restart_is_asked_for_a_long_wal_copied_whole() {
+        assert!(restart_wanted(0, RESTART_FRAMES, RESTART_FRAMES));
+        assert!(restart_wanted(0, 10 * RESTART_FRAMES, 10 * RESTART_FRAMES));
+        assert!(
+            !restart_wanted(0, RESTART_FRAMES - 1, RESTART_FRAMES - 1),
+            "short"
+        );
+        assert!(
+            !restart_wanted(0, RESTART_FRAMES, RESTART_FRAMES - 1),
+            "not all copied"
+        );
+        assert!(
+            !restart_wanted(1, RESTART_FRAMES, RESTART_FRAMES),
+            "blocked"
+        );
     }
 
     #[test]
