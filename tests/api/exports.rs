@@ -787,11 +787,14 @@ async fn server_with_its_browser() -> (
     .unwrap();
     assert_eq!(status, 201, "{made}");
     // The thumbnail starts the browser (a child of the server) within moments: through a
-    // script, whose process becomes Chromium's once its last `exec` is done.
+    // script, then `nice` and `setpriv`, whose process becomes Chromium's once its last
+    // `exec` is done.
     let mut browser = None;
     for _ in 0..400 {
         browser = children(server_pid).into_iter().find(|(_, cmdline)| {
-            cmdline.contains("remote-debugging-port") && !cmdline.contains("lectern-chromium")
+            cmdline.contains("remote-debugging-port")
+                && !cmdline.contains("lectern-chromium")
+                && !cmdline.contains("setpriv")
         });
         if browser.is_some() {
             break;
