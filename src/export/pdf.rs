@@ -100,7 +100,7 @@ pub enum PdfError {
 /// every request's): where this process may (`CAP_SETPCAP`), the script also takes that
 /// capability from the browser (`--bounding-set -sys_nice`), so that, like any other user's,
 /// it cannot. `bin` itself where `setpriv` is missing or the script cannot be written.
-fn dying_with_us(bin: &Path, dir: &Path) -> PathBuf {
+fn browser_launcher(bin: &Path, dir: &Path) -> PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let first = |paths: [&'static str; 2]| {
         paths
@@ -214,7 +214,7 @@ impl PdfRenderer {
         proxy: &RenderProxy,
     ) -> Result<(Browser, tokio::task::JoinHandle<()>, tempfile::TempDir), PdfError> {
         let profile = tempfile::tempdir().map_err(|e| PdfError::Transient(e.to_string()))?;
-        let wrapped = dying_with_us(bin, profile.path());
+        let wrapped = browser_launcher(bin, profile.path());
         match Self::launch_with(&wrapped, proxy, &profile).await {
             Err(e) if wrapped != bin => {
                 tracing::warn!(error = ?e, "Chromium did not start under setpriv; starting it alone");

@@ -758,19 +758,30 @@ fn alive(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
-/// A server of its own (SQLite) with one deck, whose thumbnail makes it start its browser:
-/// the server, its address, alice's key, the deck's id, and the browser's pid and command
-/// line once it runs.
-async fn server_with_its_browser() -> (
-    tokio::process::Child,
-    String,
-    String,
-    Value,
-    (u32, String),
-    tempfile::TempDir,
-) {
+/// A server of its own (SQLite) with one deck, whose thumbnail made it start its browser.
+struct ServerWithBrowser {
+    server: tokio::process::Child,
+    base: String,
+    key: String,
+    deck: Value,
+    /// The browser's pid and command line.
+    browser: (u32, String),
+    _dir: tempfile::TempDir,
+}
+
+/// Starts a [`ServerWithBrowser`] once its browser runs; `None` (the test is skipped) in the
+/// PostgreSQL pass, since these tests look at the server's own processes, or without
+/// Chromium.
+async fn server_with_its_browser() -> Option<ServerWithBrowser> {
     use crate::common::{account, send_json, serve};
 
+    if crate::common::testing_postgres() {
+        eprintln!("skipped: runs in the SQLite pass");
+        return None;
+    }
+    if !chromium_here() {
+        return None;
+    }
     let dir = tempfile::tempdir().unwrap();
     let db_url = format!("sqlite://{}", dir.path().join("lectern.db").display());
     let key = account(&db_url, "alice").await;
@@ -801,9 +812,14 @@ async fn server_with_its_browser() -> (
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    let browser = browser.expect("the server started its browser for the thumbnail");
-    let deck = made["data"]["id"].clone();
-    (server, base, key, deck, browser, dir)
+    Some(ServerWithBrowser {
+        server,
+        base,
+        key,
+        deck: made["data"]["id"].clone(),
+        browser: browser.expect("the server started its browser for the thumbnail"),
+        _dir: dir,
+    })
 }
 
 /// The browser a server starts (here for a deck's thumbnail) ends with the server, even one
@@ -811,16 +827,12 @@ async fn server_with_its_browser() -> (
 /// SQLite pass.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_killed_with_sigkill_leaves_no_browser_behind() {
-    if crate::common::testing_postgres() {
-        eprintln!("skipped: runs in the SQLite pass");
+    let Some(mut running) = server_with_its_browser().await else {
         return;
-    }
-    if !chromium_here() {
-        return;
-    }
-    let (mut server, _, _, _, (browser, cmdline), _dir) = server_with_its_browser().await;
+    };
+    let (browser, cmdline) = running.browser.clone();
 
-    server.kill().await.unwrap(); // SIGKILL
+    running.server.kill().await.unwrap(); // SIGKILL
     let mut gone = false;
     for _ in 0..200 {
         if !alive(browser) {
@@ -838,14 +850,13 @@ async fn a_server_killed_with_sigkill_leaves_no_browser_behind() {
 /// thread's priority: Chromium sets its main thread to -8). Runs in the SQLite pass.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_browser_yields_the_cpu_to_requests() {
-    if crate::common::testing_postgres() {
-        eprintln!("skipped: runs in the SQLite pass");
+    let Some(mut running) = server_with_its_browser().await else {
         return;
-    }
-    if !chromium_here() {
-        return;
-    }
-    let (mut server, base, key, deck, (browser, _), _dir) = server_with_its_browser().await;
+    };
+    let ServerWithBrowser {
+        base, key, deck, ..
+    } = &running;
+    let browser = running.browser.0;
     let client = reqwest::Client::new();
     let mut drawn = false;
     for _ in 0..300 {
@@ -853,7 +864,7 @@ async fn the_browser_yields_the_cpu_to_requests() {
             &client,
             Method::GET,
             format!("{base}/v1/decks/{deck}"),
-            &key,
+            key,
             None,
         )
         .await
@@ -904,5 +915,5 @@ async fn the_browser_yields_the_cpu_to_requests() {
         processes.len() >= 2 && threads >= 10,
         "the browser's processes were not found: {processes:?}, {threads} threads"
     );
-    server.kill().await.unwrap();
+    running.server.kill().await.unwrap();
 }
