@@ -463,6 +463,47 @@ async fn thumbnails_show_the_first_slide_after_changes_settle() {
     assert_eq!(reqwest::get(&second).await.unwrap().status(), 200);
 }
 
+/// A thumbnail reads the deck's first slide in presentation order and nothing after it (the
+/// store is asked for one row, so a deck of 60,000 slides costs what a deck of one does):
+/// here the first slide is one moved to the front, not the first one stored.
+#[tokio::test]
+async fn a_thumbnail_reads_only_the_first_slide_in_presentation_order() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let slides: Vec<Value> = ["One", "Two", "Three"]
+        .iter()
+        .map(|t| json!({"html": format!("<section><h1>Slide {t}</h1></section>")}))
+        .collect();
+    let r = app.create_deck(&alice.key, json!({"slides": slides})).await;
+    r.expect(201);
+    let deck = r.data()["id"].as_i64().unwrap();
+    let ids: Vec<String> = app
+        .list_slides(&alice.key, deck, "")
+        .await
+        .data()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect();
+    app.move_slides(
+        &alice.key,
+        deck,
+        json!({"slide_ids": [ids[2]], "insert_before_slide_id": ids[0]}),
+    )
+    .await
+    .expect(200);
+
+    let viewed = app.core.worker().deck_for_thumbnail(deck).await.unwrap();
+    let html = &viewed.slides_html;
+    assert!(html.contains("Slide Three"), "{html}");
+    assert!(
+        !html.contains("Slide One") && !html.contains("Slide Two"),
+        "{html}"
+    );
+    assert_eq!(html.matches("<section").count(), 1, "{html}");
+}
+
 /// The Python that has python-pptx (`LECTERN_PPTX_PYTHON`, which .ci/run sets; else
 /// `python3`), or `None` (a failure under CI).
 fn python_pptx() -> Option<String> {

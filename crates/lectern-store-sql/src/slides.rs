@@ -123,11 +123,17 @@ fn slot(r: &sqlx::any::AnyRow) -> Result<SlideSlot> {
 
 #[async_trait]
 impl SlideStore for SqlStore {
-    async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>> {
+    async fn deck_slides_html(
+        &self,
+        deck_id: i64,
+        first: Option<usize>,
+    ) -> Result<Vec<SlideHtmlRecord>> {
         let query = sqlx::query(
-            "SELECT id, rank, group_id, html, notes FROM slides WHERE deck_id = $1 ORDER BY rank",
+            "SELECT id, rank, group_id, html, notes FROM slides WHERE deck_id = $1
+             ORDER BY rank LIMIT $2",
         );
-        all(&self.read, query.bind(deck_id), |r| {
+        let limit = first.map_or(i64::MAX, |n| i64::try_from(n).unwrap_or(i64::MAX));
+        all(&self.read, query.bind(deck_id).bind(limit), |r| {
             Ok(SlideHtmlRecord {
                 slot: slot(r)?,
                 html: r.text(3)?,

@@ -168,7 +168,9 @@ impl Lectern {
     /// URL), so an answer kept beside an equal record is still the answer.
     pub async fn deck_view(&self, deck: &DeckRecord, include_deck_html: bool) -> Result<DeckView> {
         let deck_html = if include_deck_html {
-            Some(deck_html(&self.store.deck_slides_html(deck.id).await?))
+            Some(deck_html(
+                &self.store.deck_slides_html(deck.id, None).await?,
+            ))
         } else {
             None
         };

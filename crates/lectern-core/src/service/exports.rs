@@ -397,7 +397,7 @@ impl Worker<'_> {
         deck_id: i64,
     ) -> Result<crate::service::viewer::ViewedDeck> {
         let deck = self.queued_deck(deck_id).await?;
-        self.0.viewed_first(deck, false, 1).await
+        self.0.viewed_first(deck, false, Some(1)).await
     }
 
     /// The deck a queued job names, whoever owns it.
@@ -412,7 +412,7 @@ impl Worker<'_> {
     /// The slides of an export's deck in presentation order (vertical groups in order),
     /// each sanitised as its pages show it, with its notes and position.
     pub async fn slides_for_export(&self, deck_id: i64) -> Result<Vec<ExportSlide>> {
-        let slides = self.0.store().deck_slides_html(deck_id).await?;
+        let slides = self.0.store().deck_slides_html(deck_id, None).await?;
         let positions = crate::layout::positions(slides.iter().map(|s| &s.slot));
         Ok(slides
             .into_iter()

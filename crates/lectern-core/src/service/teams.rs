@@ -123,7 +123,9 @@ impl Lectern {
             .await?
             .ok_or_else(Error::deck_not_found)?;
         let deck_html = if include_deck_html {
-            Some(deck_html(&self.store.deck_slides_html(deck.id).await?))
+            Some(deck_html(
+                &self.store.deck_slides_html(deck.id, None).await?,
+            ))
         } else {
             None
         };

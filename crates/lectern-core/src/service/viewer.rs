@@ -170,19 +170,19 @@ impl Lectern {
     /// The deck's sanitised slides for a page; the notes only when `is_owner` (the owner's
     /// own pages and exports).
     pub(crate) async fn viewed(&self, deck: DeckRecord, is_owner: bool) -> Result<ViewedDeck> {
-        self.viewed_first(deck, is_owner, usize::MAX).await
+        self.viewed_first(deck, is_owner, None).await
     }
 
-    /// [`Lectern::viewed`] with only the first `count` slides (a thumbnail needs one: the
-    /// browser then lays out one slide, not the whole deck).
+    /// [`Lectern::viewed`] with only the first `count` slides when set (a thumbnail needs
+    /// one: the store reads one row and the browser lays out one slide, whatever the deck's
+    /// length).
     pub(crate) async fn viewed_first(
         &self,
         deck: DeckRecord,
         is_owner: bool,
-        count: usize,
+        count: Option<usize>,
     ) -> Result<ViewedDeck> {
-        let mut slides = self.store().deck_slides_html(deck.id).await?;
-        slides.truncate(count);
+        let slides = self.store().deck_slides_html(deck.id, count).await?;
         let viewed: Vec<String> = slides.iter().map(|s| viewed_slide(s, is_owner)).collect();
         Ok(ViewedDeck {
             slides_html: render_deck_html(

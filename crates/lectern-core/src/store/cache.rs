@@ -386,8 +386,12 @@ impl DeckStore for CachedStore {
 
 #[async_trait]
 impl SlideStore for CachedStore {
-    async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>> {
-        self.inner.deck_slides_html(deck_id).await
+    async fn deck_slides_html(
+        &self,
+        deck_id: i64,
+        first: Option<usize>,
+    ) -> Result<Vec<SlideHtmlRecord>> {
+        self.inner.deck_slides_html(deck_id, first).await
     }
 
     async fn slide_order(&self, deck_id: i64) -> Result<SlideOrder> {

@@ -178,8 +178,13 @@ pub trait DeckStore: Send + Sync {
 /// Slides and their order.
 #[async_trait]
 pub trait SlideStore: Send + Sync {
-    /// The deck's slides in presentation order.
-    async fn deck_slides_html(&self, deck_id: i64) -> Result<Vec<SlideHtmlRecord>>;
+    /// The deck's slides in presentation order; only the first `first` of them when set (a
+    /// thumbnail draws one slide, and should not read a 60,000-slide deck to find it).
+    async fn deck_slides_html(
+        &self,
+        deck_id: i64,
+        first: Option<usize>,
+    ) -> Result<Vec<SlideHtmlRecord>>;
     /// The deck's slides in order (ids, order keys and groups) with the deck's revision,
     /// read in one statement so that the two agree.
     async fn slide_order(&self, deck_id: i64) -> Result<SlideOrder>;
