@@ -185,52 +185,46 @@ pub(crate) async fn record_slide(
     slide_id: &str,
     texts: Texts,
 ) -> Result<()> {
-    if let Texts {
-        html: Some(html),
-        notes: Some(notes),
-    } = texts
-    {
-        // Both texts known: the plain form, no look-up of the previous state.
-        let query = sqlx::query(
-            "INSERT INTO slide_history (deck_id, slide_id, revision, rank, group_id, html_blob,
-                notes_blob)
-             SELECT deck_id, id, $3, rank, group_id, $4, $5 FROM slides
-             WHERE deck_id = $1 AND id = $2",
-        )
-        .bind(deck_id)
-        .bind(slide_id)
-        .bind(revision)
-        .bind(html)
-        .bind(notes);
-        if tx.run(query).await? != 1 {
-            return Err(Error::internal(format!("slide {slide_id} is missing")));
+    // A text not set carries over from the slide's newest recorded state, read first: an
+    // INSERT that reads the table it writes makes SQLite copy what it reads into a
+    // temporary table (its own pager and page cache, opened and closed) before inserting.
+    let (html, notes) = match texts {
+        Texts {
+            html: Some(html),
+            notes: Some(notes),
+        } => (Some(html), notes),
+        _ => {
+            let query = sqlx::query(
+                "SELECT html_blob, notes_blob FROM slide_history
+                 WHERE deck_id = $1 AND slide_id = $2 ORDER BY revision DESC LIMIT 1",
+            )
+            .bind(deck_id)
+            .bind(slide_id);
+            let newest = tx
+                .optional(query, |r| Ok((r.opt_int(0)?, r.opt_int(1)?)))
+                .await?;
+            let (html, notes) = newest.unwrap_or((None, None));
+            (texts.html.or(html), texts.notes.unwrap_or(notes))
         }
-        return Ok(());
-    }
+    };
+    let Some(html) = html else {
+        return Err(Error::internal(format!(
+            "slide {slide_id} has no recorded state to carry into revision {revision}"
+        )));
+    };
     let query = sqlx::query(
         "INSERT INTO slide_history (deck_id, slide_id, revision, rank, group_id, html_blob,
             notes_blob)
-         SELECT deck_id, id, revision, rank, group_id, html_blob, notes_blob FROM (
-            SELECT s.deck_id, s.id, $3 AS revision, s.rank, s.group_id,
-                COALESCE($4, (SELECT h.html_blob FROM slide_history h
-                    WHERE h.deck_id = $1 AND h.slide_id = $2
-                    ORDER BY h.revision DESC LIMIT 1)) AS html_blob,
-                CASE WHEN $5 THEN $6 ELSE (SELECT h.notes_blob FROM slide_history h
-                    WHERE h.deck_id = $1 AND h.slide_id = $2
-                    ORDER BY h.revision DESC LIMIT 1) END AS notes_blob
-            FROM slides s WHERE s.deck_id = $1 AND s.id = $2) state
-         WHERE html_blob IS NOT NULL",
+         SELECT deck_id, id, $3, rank, group_id, $4, $5 FROM slides
+         WHERE deck_id = $1 AND id = $2",
     )
     .bind(deck_id)
     .bind(slide_id)
     .bind(revision)
-    .bind(texts.html)
-    .bind(texts.notes.is_some())
-    .bind(texts.notes.flatten());
+    .bind(html)
+    .bind(notes);
     if tx.run(query).await? != 1 {
-        return Err(Error::internal(format!(
-            "slide {slide_id} has no recorded state to carry into revision {revision}"
-        )));
+        return Err(Error::internal(format!("slide {slide_id} is missing")));
     }
     Ok(())
 }
@@ -404,32 +398,47 @@ impl SqlStore {
             OrderScope::Whole(known) => (None, newest_order(tx, deck_id, known.clone())),
             OrderScope::Slide(id, _) => (Some(id.as_str()), None),
         };
-        let filter = if only.is_some() { " AND id = $4" } else { "" };
         let read_here = !self.dialect.locks_rows() && known.is_none();
-        let order = if read_here {
-            format!(
-                "(SELECT {} FROM slides WHERE deck_id = $2{filter})",
-                crate::slides::PACKED_ORDER
-            )
-        } else {
-            "''".to_string()
-        };
-        let sql = format!(
-            "UPDATE decks SET revision = revision + 1, updated_at = $1
-             WHERE id = $2 AND owner_id = $3 AND trashed_at IS NULL
-             RETURNING revision, {order}"
-        );
-        let mut query = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(at)
-            .bind(deck_id)
-            .bind(owner_id);
-        if let Some(id) = only
-            && read_here
+        let update = "UPDATE decks SET revision = revision + 1, updated_at = $1
+             WHERE id = $2 AND owner_id = $3 AND trashed_at IS NULL";
+        let found = if self.dialect.locks_rows() {
+            // One statement: the row lock it takes is what orders concurrent writes.
+            let sql = format!("{update} RETURNING revision");
+            let query = sqlx::query(sqlx::AssertSqlSafe(sql))
+                .bind(at)
+                .bind(deck_id)
+                .bind(owner_id);
+            tx.optional(query, |r| Ok((r.int(0)?, String::new())))
+                .await?
+        } else if tx
+            .run(sqlx::query(update).bind(at).bind(deck_id).bind(owner_id))
+            .await?
+            == 0
         {
-            query = query.bind(id);
-        }
-        let Some((next, packed)) = tx.optional(query, |r| Ok((r.int(0)?, r.text(1)?))).await?
-        else {
+            None
+        } else {
+            // SQLite: the writer holds the database, so reading the new revision after the
+            // UPDATE is the same as RETURNING it, without the temporary table (its own pager
+            // and page cache, opened and closed) SQLite builds for RETURNING's rows.
+            let order = if read_here {
+                let filter = if only.is_some() { " AND id = $2" } else { "" };
+                format!(
+                    "(SELECT {} FROM slides WHERE deck_id = $1{filter})",
+                    crate::slides::packed(only.is_some())
+                )
+            } else {
+                "''".to_string()
+            };
+            let sql = format!("SELECT revision, {order} FROM decks WHERE id = $1");
+            let mut query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(deck_id);
+            if let Some(id) = only
+                && read_here
+            {
+                query = query.bind(id);
+            }
+            tx.optional(query, |r| Ok((r.int(0)?, r.text(1)?))).await?
+        };
+        let Some((next, packed)) = found else {
             return Ok(None);
         };
         Precondition::check(ctx.precondition.as_ref(), deck_id, next - 1)?;

@@ -16,9 +16,28 @@ use crate::history::{Entry, Likely, Texts, insert_entry, record_removal, record_
 use crate::rows::{Columns, unpack_slots};
 use crate::{SqlStore, Tx, all, fault, optional};
 
-/// The packed order of the slides a query selects (see [`slots_in`]).
-pub(crate) const PACKED_ORDER: &str = "COALESCE(string_agg(id || ',' || rank || ','
-    || COALESCE(CAST(group_id AS TEXT), ''), ';' ORDER BY rank), '')";
+/// One slide's slot as text: `id,rank,group`.
+macro_rules! slot_text {
+    () => {
+        "id || ',' || rank || ',' || COALESCE(CAST(group_id AS TEXT), '')"
+    };
+}
+
+/// The packed order of the slides a query selects (see [`slots_of`]).
+pub(crate) const PACKED_ORDER: &str = concat!(
+    "COALESCE(string_agg(",
+    slot_text!(),
+    ", ';' ORDER BY rank), '')"
+);
+
+/// [`PACKED_ORDER`] for a query that selects at most one slide: no ordered aggregate, for
+/// which SQLite would open (and close) a temporary table of its own, page cache and all.
+pub(crate) const ONE_SLOT: &str = concat!("COALESCE(MAX(", slot_text!(), "), '')");
+
+/// What packs the slots a query selects: every slide of a deck, or `one` slide.
+pub(crate) fn packed(one: bool) -> &'static str {
+    if one { ONE_SLOT } else { PACKED_ORDER }
+}
 
 /// The slots of a deck's slides, or of its slide `only` (none when it has no such slide), read
 /// in a write. The order comes back as one aggregated text value (`id,rank,group;...`): one
@@ -30,7 +49,8 @@ pub(crate) async fn slots_of(
 ) -> Result<Vec<SlideSlot>> {
     let filter = if only.is_some() { " AND id = $2" } else { "" };
     let mut query = sqlx::query(sqlx::AssertSqlSafe(format!(
-        "SELECT {PACKED_ORDER} FROM slides WHERE deck_id = $1{filter}"
+        "SELECT {} FROM slides WHERE deck_id = $1{filter}",
+        packed(only.is_some())
     )))
     .bind(deck_id);
     if let Some(id) = only {
@@ -347,4 +367,74 @@ async fn change_content(
         });
     }
     Ok(Some(texts))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `slides` table as the migrations make it (the columns the order reads).
+    fn deck() -> rusqlite::Connection {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE TABLE slides (id TEXT PRIMARY KEY, deck_id INTEGER NOT NULL,
+                rank TEXT NOT NULL, group_id INTEGER, UNIQUE (deck_id, rank));
+             CREATE INDEX slides_order ON slides(deck_id, rank, id, group_id);
+             INSERT INTO slides VALUES ('b', 1, 'a0', NULL), ('a', 1, 'a1', 7),
+                ('c', 1, 'a2', 7), ('d', 2, 'a0', NULL);",
+        )
+        .unwrap();
+        conn
+    }
+
+    fn packed_text(conn: &rusqlite::Connection, one: bool, filter: &str) -> String {
+        let sql = format!(
+            "SELECT {} FROM slides WHERE deck_id = 1{filter}",
+            packed(one)
+        );
+        conn.query_row(&sql, [], |r| r.get(0)).unwrap()
+    }
+
+    /// Whether SQLite runs `sql` with a temporary table of its own (its own pager and page
+    /// cache, allocated and freed for every run).
+    fn opens_a_temporary_table(conn: &rusqlite::Connection, sql: &str) -> bool {
+        let mut stmt = conn.prepare(&format!("EXPLAIN {sql}")).unwrap();
+        let ops: Vec<String> = stmt
+            .query_map([], |r| r.get(1))
+            .unwrap()
+            .map(|op| op.unwrap())
+            .collect();
+        ops.iter()
+            .any(|op| op == "OpenEphemeral" || op == "SorterOpen")
+    }
+
+    #[test]
+    fn one_slot_packs_as_the_whole_order_does() {
+        let conn = deck();
+        assert_eq!(packed_text(&conn, false, ""), "b,a0,;a,a1,7;c,a2,7");
+        for id in ["a", "b", "c"] {
+            let filter = format!(" AND id = '{id}'");
+            assert_eq!(
+                packed_text(&conn, true, &filter),
+                packed_text(&conn, false, &filter)
+            );
+        }
+        assert_eq!(
+            packed_text(&conn, true, " AND id = 'd'"),
+            "",
+            "another deck's"
+        );
+        assert_eq!(packed_text(&conn, true, " AND id = 'zz'"), "");
+    }
+
+    /// The slot of one slide is read without the temporary table that the ordered
+    /// aggregate of the whole order needs (a write reads it on every content edit).
+    #[test]
+    fn one_slot_is_read_without_a_temporary_table() {
+        let conn = deck();
+        let one = format!("SELECT {ONE_SLOT} FROM slides WHERE deck_id = 1 AND id = 'a'");
+        assert!(!opens_a_temporary_table(&conn, &one), "{one}");
+        let whole = format!("SELECT {PACKED_ORDER} FROM slides WHERE deck_id = 1");
+        assert!(opens_a_temporary_table(&conn, &whole), "{whole}");
+    }
 }
