@@ -477,15 +477,7 @@ async fn a_thumbnail_reads_only_the_first_slide_in_presentation_order() {
     let r = app.create_deck(&alice.key, json!({"slides": slides})).await;
     r.expect(201);
     let deck = r.data()["id"].as_i64().unwrap();
-    let ids: Vec<String> = app
-        .list_slides(&alice.key, deck, "")
-        .await
-        .data()
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["id"].as_str().unwrap().to_string())
-        .collect();
+    let ids = app.shape(&alice.key, deck).await.concat();
     app.move_slides(
         &alice.key,
         deck,
