@@ -455,7 +455,7 @@ impl SqlStore {
         };
         let slots = match known {
             Some(k) if k.revision == next - 1 => k.slots,
-            _ if read_here => Slots::from(crate::rows::unpack_slots(&packed)?),
+            _ if read_here => crate::rows::unpack_slots(&packed)?,
             _ => Slots::from(crate::slides::slots_of(tx, deck_id, only).await?),
         };
         Ok(Some((next, slots)))

@@ -260,9 +260,9 @@ pub fn media_row(row: &impl Columns) -> Result<MediaRecord> {
 /// Parses a deck's slide order read as one aggregated text value `id,rank,group;...` (ids
 /// and ranks are letters and digits; group may be empty). One row instead of one per slide
 /// is what makes reading a 10,000-slide order cheap.
-pub fn unpack_slots(packed: &str) -> Result<Vec<SlideSlot>> {
+pub fn unpack_slots<C: FromIterator<SlideSlot>>(packed: &str) -> Result<C> {
     if packed.is_empty() {
-        return Ok(Vec::new());
+        return Ok(std::iter::empty().collect());
     }
     packed
         .split(';')
@@ -297,11 +297,11 @@ mod tests {
 
     #[test]
     fn packed_orders_unpack() {
-        assert!(unpack_slots("").unwrap().is_empty());
-        let slots = unpack_slots("a,a0,;b,a1,3").unwrap();
+        assert!(unpack_slots::<Vec<_>>("").unwrap().is_empty());
+        let slots: Vec<_> = unpack_slots("a,a0,;b,a1,3").unwrap();
         assert_eq!(slots[0].group, None);
         assert_eq!(slots[1].group, Some(3));
         assert_eq!(slots[1].rank, "a1");
-        assert!(unpack_slots("broken").is_err());
+        assert!(unpack_slots::<Vec<_>>("broken").is_err());
     }
 }

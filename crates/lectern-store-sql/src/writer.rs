@@ -36,9 +36,46 @@ use crate::{direct, fault};
 /// The most writes one commit takes; the next write starts a new transaction.
 const MAX_BATCH: usize = 256;
 
-/// The most decks whose order the writer keeps between batches (past it, it forgets them
-/// all; the orders are shared with the core's cache, so each costs little).
+/// The most decks whose order the writer keeps between batches, and the most slides over
+/// all of them (past either, it forgets all but the order just left; an order shared with
+/// the core's cache costs nothing more, but the writer may keep decks the cache let go).
 const MAX_KNOWN_ORDERS: usize = 64;
+const MAX_KNOWN_SLIDES: usize = 50_000;
+
+/// Slide orders that writes left, by deck, within [`MAX_KNOWN_ORDERS`] and
+/// [`MAX_KNOWN_SLIDES`].
+#[derive(Default)]
+pub(crate) struct KnownOrders {
+    decks: HashMap<i64, KnownOrder>,
+    /// The slides of all the orders in `decks`.
+    slides: usize,
+}
+
+impl KnownOrders {
+    fn get(&self, deck_id: i64) -> Option<&KnownOrder> {
+        self.decks.get(&deck_id)
+    }
+
+    /// Keeps `order` as deck `deck_id`'s, in place of the one known so far; forgets every
+    /// other one when the bounds would be passed.
+    fn put(&mut self, deck_id: i64, order: KnownOrder) {
+        if let Some(old) = self.decks.remove(&deck_id) {
+            self.slides -= old.slots.len();
+        }
+        if self.decks.len() >= MAX_KNOWN_ORDERS
+            || self.slides + order.slots.len() > MAX_KNOWN_SLIDES
+        {
+            self.clear();
+        }
+        self.slides += order.slots.len();
+        self.decks.insert(deck_id, order);
+    }
+
+    fn clear(&mut self) {
+        self.decks.clear();
+        self.slides = 0;
+    }
+}
 
 /// Where write transactions come from.
 #[derive(Clone)]
@@ -64,7 +101,7 @@ pub(crate) enum Writer {
 /// away without one.
 #[derive(Default)]
 pub(crate) struct CommittedOrders {
-    orders: std::sync::Mutex<HashMap<i64, KnownOrder>>,
+    orders: std::sync::Mutex<KnownOrders>,
     /// The orders this process's writes are committing now: deck, revision, and the
     /// signal given when the write is done.
     committing: std::sync::Mutex<HashMap<i64, (i64, Arc<Notify>)>>,
@@ -77,19 +114,16 @@ const COMMITTING_WAIT: Duration = Duration::from_secs(1);
 impl CommittedOrders {
     fn get(&self, deck_id: i64) -> Option<KnownOrder> {
         let orders = self.orders.lock().expect("orders lock: no panics inside");
-        orders.get(&deck_id).cloned()
+        orders.get(deck_id).cloned()
     }
 
     fn put(&self, deck_id: i64, order: KnownOrder) {
         let mut orders = self.orders.lock().expect("orders lock: no panics inside");
-        if orders.len() > MAX_KNOWN_ORDERS {
-            orders.clear();
-        }
         let newer = orders
-            .get(&deck_id)
+            .get(deck_id)
             .is_none_or(|o| o.revision < order.revision);
         if newer {
-            orders.insert(deck_id, order);
+            orders.put(deck_id, order);
         }
     }
 
@@ -246,7 +280,7 @@ impl Tx {
     /// made (committed, or released into the open batch: this write sees it either way).
     pub(crate) fn left_order(&self, deck_id: i64) -> Option<KnownOrder> {
         match &self.0 {
-            Inner::Grouped(Some(batch), _) => batch.orders.get(&deck_id).cloned(),
+            Inner::Grouped(Some(batch), _) => batch.orders.get(deck_id).cloned(),
             Inner::Alone(_, orders) => orders.get(deck_id),
             Inner::Grouped(None, _) => None,
         }
@@ -493,7 +527,7 @@ impl Group {
                 .record(since.elapsed().as_secs_f64());
         }
         if let Some((deck_id, order)) = left {
-            batch.orders.insert(deck_id, order);
+            batch.orders.put(deck_id, order);
         }
         if self.waiting.load(Ordering::SeqCst) == 0 && batch.waiters.len() < MAX_BATCH {
             // Nobody waits yet: let the tasks that are ready run once (requests read,
@@ -611,7 +645,7 @@ struct Batch {
     /// Slide orders as the released writes of the open transaction and the committed ones
     /// before it left them, so that the next write to the same deck need not read its order
     /// (see `Tx::left_order`).
-    orders: std::collections::HashMap<i64, KnownOrder>,
+    orders: KnownOrders,
     /// Whether to checkpoint after a commit, so that the WAL starts over.
     wal: Arc<WalRestart>,
 }
@@ -648,7 +682,7 @@ impl Batch {
         self.writes = 0;
         self.open = false;
         self.unreleased = false;
-        if result.is_err() || self.orders.len() > MAX_KNOWN_ORDERS {
+        if result.is_err() {
             self.orders.clear();
         }
         if result.is_err() {
@@ -1039,6 +1073,46 @@ mod tests {
             Ok(_) => panic!("a write began on a closed store"),
         }
         assert_eq!(rows(&read).await, vec![1]);
+    }
+
+    #[test]
+    fn known_orders_stay_within_their_bounds_and_keep_the_one_just_left() {
+        let sized = |revision: i64, slides: usize| KnownOrder {
+            revision,
+            slots: (0..slides)
+                .map(|i| lectern_core::layout::SlideSlot {
+                    id: i.to_string(),
+                    rank: i.to_string(),
+                    group: None,
+                })
+                .collect(),
+        };
+        let mut orders = KnownOrders::default();
+        orders.put(1, sized(1, 10));
+        orders.put(2, sized(1, 20));
+        orders.put(1, sized(2, 30));
+        assert_eq!(
+            orders.slides, 50,
+            "a deck's newer order replaces its older one"
+        );
+        // A deck bigger than the bound is still kept, alone: the next write to it needs it.
+        orders.put(3, sized(1, MAX_KNOWN_SLIDES + 1));
+        assert!(orders.get(1).is_none() && orders.get(2).is_none());
+        assert_eq!(
+            orders.get(3).map(|o| o.slots.len()),
+            Some(MAX_KNOWN_SLIDES + 1)
+        );
+        orders.put(4, sized(1, 1));
+        assert!(orders.get(3).is_none() && orders.get(4).is_some());
+        assert_eq!(orders.slides, 1);
+        for deck in 5..5 + MAX_KNOWN_ORDERS as i64 {
+            orders.put(deck, sized(1, 1));
+        }
+        assert_eq!(
+            orders.decks.len(),
+            1,
+            "past the most decks, all but the newest go"
+        );
     }
 
     fn known(revision: i64) -> KnownOrder {

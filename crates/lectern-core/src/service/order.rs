@@ -37,6 +37,7 @@ struct OrderData {
 }
 
 impl Order {
+    #[cfg(test)]
     pub(crate) fn new(revision: i64, slots: Vec<SlideSlot>) -> Order {
         Order::shared(revision, Slots::from(slots))
     }
@@ -115,7 +116,14 @@ impl Order {
 #[derive(Default)]
 pub(crate) struct Orders {
     decks: Mutex<(usize, HashMap<i64, Arc<Order>>)>,
+    /// The reads of a deck's order under way, by deck, with the revision their reader saw:
+    /// requests that miss the cache at the same revision wait for that one read instead of
+    /// each reading the whole order (on a big deck, each read holds a copy of it).
+    reading: Mutex<HashMap<i64, Reading>>,
 }
+
+/// One read of a deck's order, shared by the requests that wait for it.
+type Reading = (i64, Arc<tokio::sync::OnceCell<Arc<Order>>>);
 
 impl Orders {
     fn get(&self, deck_id: i64, revision: i64) -> Option<Arc<Order>> {
@@ -128,6 +136,37 @@ impl Orders {
             .get(&deck_id)
             .filter(|o| o.revision == revision)
             .cloned()
+    }
+
+    /// The read of deck `deck_id`'s order at `revision` to wait for: the one under way for
+    /// that revision, or a new one (which replaces one for another revision).
+    fn reading(&self, deck_id: i64, revision: i64) -> Reading {
+        let mut reading = self
+            .reading
+            .lock()
+            .expect("order cache lock: no panics inside");
+        match reading.get(&deck_id) {
+            Some((r, cell)) if *r == revision => (revision, cell.clone()),
+            _ => {
+                let read = (revision, Arc::default());
+                reading.insert(deck_id, read.clone());
+                read
+            }
+        }
+    }
+
+    /// The read `read` of deck `deck_id` is over (whether it found the order or not).
+    fn read_done(&self, deck_id: i64, read: &Reading) {
+        let mut reading = self
+            .reading
+            .lock()
+            .expect("order cache lock: no panics inside");
+        if reading
+            .get(&deck_id)
+            .is_some_and(|(_, cell)| Arc::ptr_eq(cell, &read.1))
+        {
+            reading.remove(&deck_id);
+        }
     }
 
     /// The deck's cached order, whatever its revision.
@@ -169,15 +208,27 @@ impl Lectern {
         self.order_at(deck.id, deck.revision).await
     }
 
-    /// The order of deck `deck_id` at `revision` (or newer), from the cache or read.
+    /// The order of deck `deck_id` at `revision` (or newer), from the cache or read. The
+    /// requests that miss the cache for one revision at once share one read: it began after
+    /// each of them saw that revision, so it finds that revision or a newer one.
     pub(crate) async fn order_at(&self, deck_id: i64, revision: i64) -> Result<Arc<Order>> {
         if let Some(order) = self.orders.get(deck_id, revision) {
             return Ok(order);
         }
-        let read = self.store.slide_order(deck_id).await?;
-        let order = Arc::new(Order::new(read.revision, read.slots));
-        self.orders.put(deck_id, order.clone());
-        Ok(order)
+        let reading = self.orders.reading(deck_id, revision);
+        let found = reading
+            .1
+            .get_or_try_init(|| async {
+                let read = self.store.slide_order(deck_id).await?;
+                let order = Arc::new(Order::shared(read.revision, read.slots));
+                self.orders.put(deck_id, order.clone());
+                Ok::<_, Error>(order)
+            })
+            .await
+            .cloned();
+        // (A failed read leaves the cell empty: a request still waiting on it reads again.)
+        self.orders.read_done(deck_id, &reading);
+        found
     }
 
     /// The order after a write that made `revision` and moved no slide, from `slots`, the
@@ -298,6 +349,47 @@ mod tests {
         );
         orders.put(1, Arc::new(Order::new(6, vec![])));
         assert!(orders.get(1, 6).is_some() && orders.get(1, 5).is_none());
+    }
+
+    #[test]
+    fn requests_missing_one_revision_share_one_read() {
+        let orders = Orders::default();
+        let first = orders.reading(1, 5);
+        let second = orders.reading(1, 5);
+        assert!(
+            Arc::ptr_eq(&first.1, &second.1),
+            "same deck and revision: one read"
+        );
+        assert!(
+            !Arc::ptr_eq(&orders.reading(2, 5).1, &first.1),
+            "another deck reads"
+        );
+        // A request that saw a newer revision cannot use a read that may have begun before
+        // it: it starts its own, and the older read's end leaves the newer one in place.
+        let newer = orders.reading(1, 6);
+        assert!(!Arc::ptr_eq(&newer.1, &first.1));
+        orders.read_done(1, &first);
+        assert!(Arc::ptr_eq(&orders.reading(1, 6).1, &newer.1));
+        orders.read_done(1, &newer);
+        assert!(
+            !Arc::ptr_eq(&orders.reading(1, 6).1, &newer.1),
+            "done: read again"
+        );
+    }
+
+    #[tokio::test]
+    async fn waiting_requests_take_the_order_the_shared_read_found() {
+        let orders = Orders::default();
+        let (a, b) = (orders.reading(1, 5), orders.reading(1, 5));
+        let reads = std::sync::atomic::AtomicUsize::new(0);
+        let read = || async {
+            reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            tokio::task::yield_now().await;
+            Ok::<_, Error>(Arc::new(Order::new(5, vec![slot("a", "a", None)])))
+        };
+        let (x, y) = tokio::join!(a.1.get_or_try_init(read), b.1.get_or_try_init(read));
+        assert_eq!(reads.load(std::sync::atomic::Ordering::SeqCst), 1);
+        assert!(Arc::ptr_eq(x.unwrap(), y.unwrap()));
     }
 
     #[test]

@@ -453,7 +453,7 @@ pub struct SlideHtmlRecord {
 #[derive(Debug, Clone)]
 pub struct SlideOrder {
     pub revision: i64,
-    pub slots: Vec<crate::layout::SlideSlot>,
+    pub slots: crate::layout::Slots,
 }
 
 /// The summary columns of a slide.
