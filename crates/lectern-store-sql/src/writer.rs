@@ -684,8 +684,6 @@ impl Batch {
         self.unreleased = false;
         if result.is_err() {
             self.orders.clear();
-        }
-        if result.is_err() {
             // A failed COMMIT may leave the transaction open: end it.
             let _ = self.run("ROLLBACK");
         }
@@ -1105,14 +1103,16 @@ mod tests {
         orders.put(4, sized(1, 1));
         assert!(orders.get(3).is_none() && orders.get(4).is_some());
         assert_eq!(orders.slides, 1);
-        for deck in 5..5 + MAX_KNOWN_ORDERS as i64 {
+        let last = 5 + 2 * MAX_KNOWN_ORDERS as i64;
+        for deck in 5..=last {
             orders.put(deck, sized(1, 1));
+            assert!(
+                orders.decks.len() <= MAX_KNOWN_ORDERS,
+                "at most so many decks"
+            );
         }
-        assert_eq!(
-            orders.decks.len(),
-            1,
-            "past the most decks, all but the newest go"
-        );
+        assert!(orders.get(last).is_some(), "the order just left stays");
+        assert_eq!(orders.slides, orders.decks.len());
     }
 
     fn known(revision: i64) -> KnownOrder {
