@@ -376,11 +376,11 @@ impl SqlStore {
     /// the new revision, or `None` when there is no such deck (404 first: a precondition
     /// never reveals another's revision). A write that then changes nothing must drop the
     /// transaction rather than commit it.
-    /// With the revision comes the deck's slide order. SQLite reads it in the same statement
-    /// (each statement is a round trip to its writer thread; the database lock is held
-    /// from `BEGIN IMMEDIATE`). PostgreSQL reads it in a statement of its own once the row
-    /// is locked: a subquery of the locking statement would see the snapshot taken before
-    /// it waited for a concurrent writer.
+    /// With the revision comes the deck's slide order. SQLite reads it in the statement that
+    /// reads the new revision back (the writer holds the database from `BEGIN IMMEDIATE`).
+    /// PostgreSQL reads it in a statement of its own once the row is locked: a subquery of
+    /// the locking statement would see the snapshot taken before it waited for a concurrent
+    /// writer.
     pub(crate) async fn next_revision(
         &self,
         tx: &mut Tx,
@@ -390,8 +390,8 @@ impl SqlStore {
         at: i64,
         scope: &OrderScope,
     ) -> Result<Option<(i64, Slots)>> {
-        // The slots the edit decides on: every slide, or one ($4); none to read here when
-        // the core knows the order (it is read afterwards if the revision differs).
+        // The slots the edit decides on: every slide, or one (`only`); none to read here
+        // when the core knows the order (it is read afterwards if the revision differs).
         // An earlier write through this writer may know a newer order than the core's cache
         // (or the cache a newer one, read after another process wrote): the newer is used.
         let (only, known) = match scope {

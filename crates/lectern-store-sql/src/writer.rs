@@ -25,7 +25,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use lectern_core::store::KnownOrder;
+use lectern_core::store::{DeckOrders, KnownOrder};
 use lectern_core::{Error, Result};
 use sqlx::any::AnyRow;
 use sqlx::{Any, AnyPool, Decode, Execute, Executor, Row, Transaction, Type};
@@ -36,46 +36,13 @@ use crate::{direct, fault};
 /// The most writes one commit takes; the next write starts a new transaction.
 const MAX_BATCH: usize = 256;
 
-/// The most decks whose order the writer keeps between batches, and the most slides over
-/// all of them (past either, it forgets all but the order just left; an order shared with
-/// the core's cache costs nothing more, but the writer may keep decks the cache let go).
+/// The most decks whose order the writer keeps between batches.
 const MAX_KNOWN_ORDERS: usize = 64;
-const MAX_KNOWN_SLIDES: usize = 50_000;
 
-/// Slide orders that writes left, by deck, within [`MAX_KNOWN_ORDERS`] and
-/// [`MAX_KNOWN_SLIDES`].
-#[derive(Default)]
-pub(crate) struct KnownOrders {
-    decks: HashMap<i64, KnownOrder>,
-    /// The slides of all the orders in `decks`.
-    slides: usize,
-}
-
-impl KnownOrders {
-    fn get(&self, deck_id: i64) -> Option<&KnownOrder> {
-        self.decks.get(&deck_id)
-    }
-
-    /// Keeps `order` as deck `deck_id`'s, in place of the one known so far; forgets every
-    /// other one when the bounds would be passed.
-    fn put(&mut self, deck_id: i64, order: KnownOrder) {
-        if let Some(old) = self.decks.remove(&deck_id) {
-            self.slides -= old.slots.len();
-        }
-        if self.decks.len() >= MAX_KNOWN_ORDERS
-            || self.slides + order.slots.len() > MAX_KNOWN_SLIDES
-        {
-            self.clear();
-        }
-        self.slides += order.slots.len();
-        self.decks.insert(deck_id, order);
-    }
-
-    fn clear(&mut self) {
-        self.decks.clear();
-        self.slides = 0;
-    }
-}
+/// Slide orders that writes left, by deck: at most [`MAX_KNOWN_ORDERS`] decks and, as the
+/// core's order cache, [`lectern_core::store::MAX_ORDER_SLIDES`] slides in all (the writer
+/// shares most of them with the cache, but may keep decks the cache let go).
+type KnownOrders = DeckOrders<KnownOrder, MAX_KNOWN_ORDERS>;
 
 /// Where write transactions come from.
 #[derive(Clone)]
@@ -1071,48 +1038,6 @@ mod tests {
             Ok(_) => panic!("a write began on a closed store"),
         }
         assert_eq!(rows(&read).await, vec![1]);
-    }
-
-    #[test]
-    fn known_orders_stay_within_their_bounds_and_keep_the_one_just_left() {
-        let sized = |revision: i64, slides: usize| KnownOrder {
-            revision,
-            slots: (0..slides)
-                .map(|i| lectern_core::layout::SlideSlot {
-                    id: i.to_string(),
-                    rank: i.to_string(),
-                    group: None,
-                })
-                .collect(),
-        };
-        let mut orders = KnownOrders::default();
-        orders.put(1, sized(1, 10));
-        orders.put(2, sized(1, 20));
-        orders.put(1, sized(2, 30));
-        assert_eq!(
-            orders.slides, 50,
-            "a deck's newer order replaces its older one"
-        );
-        // A deck bigger than the bound is still kept, alone: the next write to it needs it.
-        orders.put(3, sized(1, MAX_KNOWN_SLIDES + 1));
-        assert!(orders.get(1).is_none() && orders.get(2).is_none());
-        assert_eq!(
-            orders.get(3).map(|o| o.slots.len()),
-            Some(MAX_KNOWN_SLIDES + 1)
-        );
-        orders.put(4, sized(1, 1));
-        assert!(orders.get(3).is_none() && orders.get(4).is_some());
-        assert_eq!(orders.slides, 1);
-        let last = 5 + 2 * MAX_KNOWN_ORDERS as i64;
-        for deck in 5..=last {
-            orders.put(deck, sized(1, 1));
-            assert!(
-                orders.decks.len() <= MAX_KNOWN_ORDERS,
-                "at most so many decks"
-            );
-        }
-        assert!(orders.get(last).is_some(), "the order just left stays");
-        assert_eq!(orders.slides, orders.decks.len());
     }
 
     fn known(revision: i64) -> KnownOrder {

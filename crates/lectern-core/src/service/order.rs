@@ -6,16 +6,14 @@
 //! once per request).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use crate::store::{DeckOrders, SlideCount};
 
 use super::*;
 
 /// Most revisions an order is carried across (each one's operation is read to check it).
 const MAX_CARRY: i64 = 64;
-
-/// Most slides the cache keeps over all its decks (about 200 bytes each); past it, it is
-/// emptied (a bound on memory, not an LRU).
-const MAX_SLIDES: usize = 50_000;
 
 /// One deck's order at one revision, with each slide's position. The order itself is
 /// shared: revisions that changed no slide's place share one.
@@ -112,10 +110,17 @@ impl Order {
     }
 }
 
-/// The cache: deck id -> its order at the newest revision read.
+impl SlideCount for Order {
+    fn slide_count(&self) -> usize {
+        self.slots().len()
+    }
+}
+
+/// The cache: deck id -> its order at the newest revision read, within
+/// [`crate::store::MAX_ORDER_SLIDES`] slides over all its decks.
 #[derive(Default)]
 pub(crate) struct Orders {
-    decks: Mutex<(usize, HashMap<i64, Arc<Order>>)>,
+    decks: Mutex<DeckOrders<Arc<Order>>>,
     /// The reads of a deck's order under way, by deck, with the revision their reader saw:
     /// requests that miss the cache at the same revision wait for that one read instead of
     /// each reading the whole order (on a big deck, each read holds a copy of it).
@@ -125,15 +130,15 @@ pub(crate) struct Orders {
 /// One read of a deck's order, shared by the requests that wait for it.
 type Reading = (i64, Arc<tokio::sync::OnceCell<Arc<Order>>>);
 
+/// `mutex` locked (nothing panics while holding the cache's locks).
+fn locked<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().expect("order cache lock: no panics inside")
+}
+
 impl Orders {
     fn get(&self, deck_id: i64, revision: i64) -> Option<Arc<Order>> {
-        let decks = self
-            .decks
-            .lock()
-            .expect("order cache lock: no panics inside");
-        decks
-            .1
-            .get(&deck_id)
+        locked(&self.decks)
+            .get(deck_id)
             .filter(|o| o.revision == revision)
             .cloned()
     }
@@ -141,10 +146,7 @@ impl Orders {
     /// The read of deck `deck_id`'s order at `revision` to wait for: the one under way for
     /// that revision, or a new one (which replaces one for another revision).
     fn reading(&self, deck_id: i64, revision: i64) -> Reading {
-        let mut reading = self
-            .reading
-            .lock()
-            .expect("order cache lock: no panics inside");
+        let mut reading = locked(&self.reading);
         match reading.get(&deck_id) {
             Some((r, cell)) if *r == revision => (revision, cell.clone()),
             _ => {
@@ -157,10 +159,7 @@ impl Orders {
 
     /// The read `read` of deck `deck_id` is over (whether it found the order or not).
     fn read_done(&self, deck_id: i64, read: &Reading) {
-        let mut reading = self
-            .reading
-            .lock()
-            .expect("order cache lock: no panics inside");
+        let mut reading = locked(&self.reading);
         if reading
             .get(&deck_id)
             .is_some_and(|(_, cell)| Arc::ptr_eq(cell, &read.1))
@@ -169,35 +168,44 @@ impl Orders {
         }
     }
 
-    /// The deck's cached order, whatever its revision.
-    pub(crate) fn latest(&self, deck_id: i64) -> Option<Arc<Order>> {
-        let decks = self
-            .decks
-            .lock()
-            .expect("order cache lock: no panics inside");
-        decks.1.get(&deck_id).cloned()
+    /// Deck `deck_id`'s order at `revision` or newer, by `read` (the order as read, with the
+    /// revision it is the order of), cached. The requests that miss the cache for one
+    /// revision at once share one read: it began after each of them saw that revision, so it
+    /// finds that revision or a newer one. A read that fails leaves nothing: a request still
+    /// waiting for it reads again.
+    async fn read_shared<F, R>(&self, deck_id: i64, revision: i64, read: F) -> Result<Arc<Order>>
+    where
+        F: FnOnce() -> R,
+        R: std::future::Future<Output = Result<crate::store::SlideOrder>>,
+    {
+        let reading = self.reading(deck_id, revision);
+        let found = reading
+            .1
+            .get_or_try_init(|| async {
+                let read = read().await?;
+                let order = Arc::new(Order::shared(read.revision, read.slots));
+                self.put(deck_id, order.clone());
+                Ok::<_, Error>(order)
+            })
+            .await
+            .cloned();
+        self.read_done(deck_id, &reading);
+        found
     }
 
+    /// The deck's cached order, whatever its revision.
+    pub(crate) fn latest(&self, deck_id: i64) -> Option<Arc<Order>> {
+        locked(&self.decks).get(deck_id).cloned()
+    }
+
+    /// Keeps `order` unless the cache holds a newer one of its deck.
     pub(crate) fn put(&self, deck_id: i64, order: Arc<Order>) {
-        let mut decks = self
-            .decks
-            .lock()
-            .expect("order cache lock: no panics inside");
+        let mut decks = locked(&self.decks);
         if decks
-            .1
-            .get(&deck_id)
-            .is_some_and(|o| o.revision > order.revision)
+            .get(deck_id)
+            .is_none_or(|o| o.revision <= order.revision)
         {
-            return; // a newer order is there already
-        }
-        let size = order.slots().len();
-        if decks.0 + size > MAX_SLIDES {
-            decks.1.clear();
-            decks.0 = 0;
-        }
-        decks.0 += size;
-        if let Some(old) = decks.1.insert(deck_id, order) {
-            decks.0 -= old.slots().len();
+            decks.put(deck_id, order);
         }
     }
 }
@@ -208,27 +216,15 @@ impl Lectern {
         self.order_at(deck.id, deck.revision).await
     }
 
-    /// The order of deck `deck_id` at `revision` (or newer), from the cache or read. The
-    /// requests that miss the cache for one revision at once share one read: it began after
-    /// each of them saw that revision, so it finds that revision or a newer one.
+    /// The order of deck `deck_id` at `revision` (or newer), from the cache or read (one read
+    /// for the requests that miss at once: [`Orders::read_shared`]).
     pub(crate) async fn order_at(&self, deck_id: i64, revision: i64) -> Result<Arc<Order>> {
         if let Some(order) = self.orders.get(deck_id, revision) {
             return Ok(order);
         }
-        let reading = self.orders.reading(deck_id, revision);
-        let found = reading
-            .1
-            .get_or_try_init(|| async {
-                let read = self.store.slide_order(deck_id).await?;
-                let order = Arc::new(Order::shared(read.revision, read.slots));
-                self.orders.put(deck_id, order.clone());
-                Ok::<_, Error>(order)
-            })
+        self.orders
+            .read_shared(deck_id, revision, || self.store.slide_order(deck_id))
             .await
-            .cloned();
-        // (A failed read leaves the cell empty: a request still waiting on it reads again.)
-        self.orders.read_done(deck_id, &reading);
-        found
     }
 
     /// The order after a write that made `revision` and moved no slide, from `slots`, the
@@ -378,29 +374,45 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn waiting_requests_take_the_order_the_shared_read_found() {
+    async fn requests_missing_at_once_take_the_order_of_one_read() {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
         let orders = Orders::default();
-        let (a, b) = (orders.reading(1, 5), orders.reading(1, 5));
-        let reads = std::sync::atomic::AtomicUsize::new(0);
-        let read = || async {
-            reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            tokio::task::yield_now().await;
-            Ok::<_, Error>(Arc::new(Order::new(5, vec![slot("a", "a", None)])))
+        let reads = AtomicUsize::new(0);
+        let read = |revision: i64| {
+            let reads = &reads;
+            move || async move {
+                reads.fetch_add(1, SeqCst);
+                tokio::task::yield_now().await;
+                Ok(crate::store::SlideOrder {
+                    revision,
+                    slots: Slots::from(vec![slot("a", "a", None)]),
+                })
+            }
         };
-        let (x, y) = tokio::join!(a.1.get_or_try_init(read), b.1.get_or_try_init(read));
-        assert_eq!(reads.load(std::sync::atomic::Ordering::SeqCst), 1);
-        assert!(Arc::ptr_eq(x.unwrap(), y.unwrap()));
+        let (x, y) = tokio::join!(
+            orders.read_shared(1, 5, read(5)),
+            orders.read_shared(1, 5, read(5))
+        );
+        assert_eq!(reads.load(SeqCst), 1, "one read for both");
+        assert!(Arc::ptr_eq(&x.unwrap(), &y.unwrap()));
+        assert!(orders.get(1, 5).is_some(), "the order read is cached");
+        // The read is over: a later miss reads again.
+        orders.read_shared(1, 6, read(6)).await.unwrap();
+        assert_eq!(reads.load(SeqCst), 2);
     }
 
     #[test]
     fn the_cache_empties_itself_past_its_bound() {
         let orders = Orders::default();
-        let big: Vec<SlideSlot> = (0..MAX_SLIDES / 2 + 1)
+        let big: Vec<SlideSlot> = (0..crate::store::MAX_ORDER_SLIDES / 2 + 1)
             .map(|i| slot(&i.to_string(), "r", None))
             .collect();
         orders.put(1, Arc::new(Order::new(1, big.clone())));
         orders.put(2, Arc::new(Order::new(1, big)));
         assert!(orders.get(1, 1).is_none() && orders.get(2, 1).is_some());
-        assert_eq!(orders.decks.lock().unwrap().0, MAX_SLIDES / 2 + 1);
+        assert_eq!(
+            orders.decks.lock().unwrap().slides(),
+            crate::store::MAX_ORDER_SLIDES / 2 + 1
+        );
     }
 }

@@ -15,9 +15,11 @@ use crate::revision::{Operation, WriteContext};
 use crate::time::Timestamp;
 
 mod files;
+mod orders;
 mod records;
 
 pub use files::{FileStore, NoFiles};
+pub use orders::{DeckOrders, MAX_ORDER_SLIDES, SlideCount};
 pub use records::*;
 
 /// Who is told about a first view through a link that asks for it (`notify_on_view`).
