@@ -51,7 +51,7 @@ pub async fn create_deck(
     Manage(caller): Manage,
     JsonBody(body): JsonBody,
 ) -> Result<(StatusCode, Json<Envelope<CreatedDeck>>), ApiError> {
-    let new = NewDeck::from_json(body)?;
+    let new = lectern_core::cpu::parse_body(body, NewDeck::from_json).await?;
     Ok((
         StatusCode::CREATED,
         data(state.core.create_deck(&caller, new).await?),

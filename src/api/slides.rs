@@ -45,7 +45,7 @@ pub async fn add_slide(
     IfMatch(precondition): IfMatch,
     JsonBody(body): JsonBody,
 ) -> Result<(StatusCode, Json<Envelope<SlidePlace>>), ApiError> {
-    let input = AddSlide::from_json(body)?;
+    let input = lectern_core::cpu::parse_body(body, AddSlide::from_json).await?;
     let place = state
         .core
         .add_slide(&caller, deck_id, input, precondition)
@@ -107,7 +107,7 @@ pub async fn update_slide(
     IfMatch(precondition): IfMatch,
     JsonBody(body): JsonBody,
 ) -> Result<Json<Envelope<SlidePlace>>, ApiError> {
-    let input = UpdateSlide::from_json(body)?;
+    let input = lectern_core::cpu::parse_body(body, UpdateSlide::from_json).await?;
     Ok(data(
         state
             .core

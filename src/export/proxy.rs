@@ -190,6 +190,12 @@ impl Shared {
         Response::builder()
             .header(header::CONTENT_TYPE, mime.as_ref())
             .header(header::CACHE_CONTROL, "no-store")
+            // The viewer's policy: whatever the sanitizer might miss in a slide, no script
+            // but the presentation's own runs in the renderer.
+            .header(
+                header::CONTENT_SECURITY_POLICY,
+                crate::web::viewer::VIEWER_CSP,
+            )
             .body(Body::from(bytes))
             .expect("a guessed MIME type is a valid header value")
     }
@@ -371,6 +377,11 @@ mod tests {
         let (status, text) = send(&proxy, &get(&format!("{url}?print-pdf"))).await;
         assert_eq!(status, 200, "{text}");
         assert!(text.contains("content-type: text/html") && text.ends_with("<h1>deck</h1>"));
+        // The viewer's policy, so no script a slide smuggles in runs in the renderer.
+        assert!(
+            text.contains("content-security-policy: default-src 'none'; script-src 'self';"),
+            "{text}"
+        );
         let css = url.replace("index.html", "reveal/reveal.css");
         let (status, text) = send(&proxy, &get(&css)).await;
         assert_eq!(status, 200);

@@ -197,8 +197,11 @@ impl LecternMcp {
                 Output::page(core.list_decks(caller, paging).await?)
             }
             Op::CreateDeck => Output::data(
-                core.create_deck(caller, NewDeck::from_json(body(args))?)
-                    .await?,
+                core.create_deck(
+                    caller,
+                    lectern_core::cpu::parse_body(body(args), NewDeck::from_json).await?,
+                )
+                .await?,
             ),
             Op::ListTrashedDecks => {
                 let paging = paging(&args, Paging::DECKS)?;
@@ -231,7 +234,7 @@ impl LecternMcp {
             Op::AddSlide => {
                 let deck = take_id(&mut args, "deck_id")?;
                 let pre = take_precondition(&mut args)?;
-                let input = AddSlide::from_json(body(args))?;
+                let input = lectern_core::cpu::parse_body(body(args), AddSlide::from_json).await?;
                 Output::data(core.add_slide(caller, deck, input, pre).await?)
             }
             Op::RemoveSlides => {
@@ -249,7 +252,8 @@ impl LecternMcp {
                 let deck = take_id(&mut args, "deck_id")?;
                 let slide = SlideId(take_str(&mut args, "slide_id")?);
                 let pre = take_precondition(&mut args)?;
-                let input = UpdateSlide::from_json(body(args))?;
+                let input =
+                    lectern_core::cpu::parse_body(body(args), UpdateSlide::from_json).await?;
                 Output::data(core.update_slide(caller, deck, &slide, input, pre).await?)
             }
             Op::MoveSlides => {

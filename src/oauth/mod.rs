@@ -111,7 +111,7 @@ fn consent_page(
          <button type=\"submit\" name=\"decision\" value=\"deny\" class=\"secondary\">Deny</button></form>",
         escape(username),
         escape(&req.client_name),
-        escape(req.redirect_host()),
+        escape(&req.redirect_host()),
     );
     page(StatusCode::OK, "Authorize access", &body)
 }

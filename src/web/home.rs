@@ -327,11 +327,8 @@ pub async fn import_deck(
             "The file is not UTF-8 text: import a reveal.js HTML or Markdown file.",
         );
     };
-    let imported = if import::looks_like_html(text) {
-        import::parse_reveal_html(text)
-    } else {
-        import::parse_markdown(text)
-    };
+    let text = text.to_string();
+    let imported = lectern_core::cpu::sized(text.len(), move || import::parse_file(&text)).await;
     let caller = state.core.web_caller(&session);
     let created = match imported {
         Ok(imported) => state.core.import_deck_for(&caller, imported).await,

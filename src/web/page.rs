@@ -102,6 +102,10 @@ pub fn script_page_headers(h: &mut axum::http::HeaderMap, csp: &'static str, cac
         HeaderValue::from_static(csp),
     );
     h.insert(
+        header::X_FRAME_OPTIONS,
+        HeaderValue::from_static("SAMEORIGIN"),
+    );
+    h.insert(
         header::REFERRER_POLICY,
         HeaderValue::from_static("no-referrer"),
     );

@@ -114,16 +114,17 @@ fn not_found() -> Response {
     error_page(StatusCode::NOT_FOUND, "There is no presentation here.")
 }
 
+/// The policy of every page that shows slides (deck and share pages, and the pages the
+/// renderer opens): only Lectern's own scripts run, slides may use inline styles and show
+/// pictures from anywhere, no frames, and no other site may frame the page (the editor's preview, on this site, may).
+pub const VIEWER_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+     img-src 'self' data: https: http:; media-src 'self' data: https:; font-src 'self' data:; \
+     connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'self'";
+
 /// Headers of a deck page (also share pages): only Lectern's scripts run; slides may use inline styles and show
 /// images from anywhere; the page URL is never sent on.
 pub(crate) fn viewer_headers(r: &mut Response) {
-    crate::web::page::script_page_headers(
-        r.headers_mut(),
-        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
-         img-src 'self' data: https: http:; media-src 'self' data: https:; font-src 'self' data:; \
-         connect-src 'self'; base-uri 'none'; form-action 'self'",
-        "private, no-cache",
-    );
+    crate::web::page::script_page_headers(r.headers_mut(), VIEWER_CSP, "private, no-cache");
 }
 
 /// How a deck document is printed (PDF exports): reveal.js's print options.

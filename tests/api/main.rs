@@ -25,6 +25,7 @@ mod openapi;
 mod rate_limit;
 mod render_network;
 mod revisions;
+mod security;
 mod shares;
 mod slides;
 mod story;

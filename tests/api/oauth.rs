@@ -685,6 +685,77 @@ async fn bad_authorization_requests() {
 }
 
 #[tokio::test]
+async fn redirect_uris_with_user_information_are_refused_at_authorize_token_and_register() {
+    let s = setup().await;
+    let b = browser();
+    sign_in(&s.app, &b, "alice", PASSWORD).await;
+    let client_id = s.client.client_id().as_str();
+    let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+    let evil = [
+        "http://127.0.0.1:9000@evil.example/callback",
+        "http://127.0.0.1@evil.example/callback",
+        "http://x:y@127.0.0.1:9000/callback",
+        "http://127.0.0.1:9000/callback#@evil.example",
+    ];
+    for uri in evil {
+        let query = serde_urlencoded::to_string([
+            ("response_type", "code"),
+            ("client_id", client_id),
+            ("redirect_uri", uri),
+            ("code_challenge", challenge.as_str()),
+            ("code_challenge_method", "S256"),
+        ])
+        .unwrap();
+        let resp = b
+            .get(format!("{}/oauth/authorize?{query}", s.app.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 400, "{uri}");
+        assert!(resp.headers().get("location").is_none(), "{uri}");
+        let page = resp.text().await.unwrap();
+        assert!(!page.contains("name=\"decision\""), "no consent for {uri}");
+    }
+
+    // A code issued for the registered redirect cannot be exchanged naming another one.
+    let (url, _) = s
+        .client
+        .authorize_url(CsrfToken::new_random)
+        .set_pkce_challenge(challenge)
+        .url();
+    let back = consent(&s.app, &b, url.as_str(), "approve").await;
+    let token = reqwest::Client::new()
+        .post(format!("{}/oauth/token", s.app.base))
+        .form(&[
+            ("grant_type", "authorization_code"),
+            ("code", back["code"].as_str()),
+            ("client_id", client_id),
+            (
+                "redirect_uri",
+                "http://127.0.0.1:49152@evil.example/callback",
+            ),
+            ("code_verifier", verifier.secret().as_str()),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(token.status(), 400);
+    let body: Value = token.json().await.unwrap();
+    assert_eq!(body["error"], "invalid_grant");
+
+    // Registration refuses such URIs outright.
+    for uri in evil {
+        let reg = reqwest::Client::new()
+            .post(format!("{}/oauth/register", s.app.base))
+            .json(&json!({"client_name": "x", "redirect_uris": [uri], "token_endpoint_auth_method": "none"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(reg.status(), 400, "{uri}");
+    }
+}
+
+#[tokio::test]
 async fn a_confidential_client_authenticates_with_basic_and_tokens_expire() {
     let s = setup().await;
     let made = s

@@ -73,9 +73,19 @@ fn html_slide(section: ElementRef<'_>, label: &str) -> Result<NewSlide> {
     Ok(NewSlide { html, notes })
 }
 
+/// Parses an imported file: a reveal.js HTML document or else Markdown.
+pub fn parse_file(text: &str) -> Result<ImportedDeck> {
+    if looks_like_html(text) {
+        parse_reveal_html(text)
+    } else {
+        parse_markdown(text)
+    }
+}
+
 /// Parses a reveal.js HTML document: the sections inside `.reveal .slides` (or, without
 /// that wrapper, the document's top-level sections); nested sections form a vertical group.
 pub fn parse_reveal_html(text: &str) -> Result<ImportedDeck> {
+    crate::html::check_nesting(text)?;
     let doc = Html::parse_document(text);
     let slides_sel = Selector::parse(".reveal .slides, .slides").expect("a valid selector");
     let title_sel = Selector::parse("title").expect("a valid selector");

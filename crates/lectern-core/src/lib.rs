@@ -3,6 +3,7 @@
 //! ([`store::Store`]) that each backend implements. No HTTP, no SQL, no browser here.
 
 pub mod auth;
+pub mod cpu;
 pub mod error;
 pub mod html;
 pub mod ids;

@@ -5,6 +5,9 @@
 
 use scraper::{ElementRef, Html, Node};
 
+mod nesting;
+mod urls;
+
 use crate::{Error, Result};
 
 /// Largest accepted slide HTML, in bytes. The interface sets no limit; this keeps one slide
@@ -121,6 +124,7 @@ impl SlideHtml {
                 "html is larger than {MAX_SLIDE_HTML_BYTES} bytes"
             )));
         }
+        check_nesting(input)?;
         let doc = Html::parse_fragment(input);
         // A fragment parses into <html> holding the top-level nodes.
         let root = doc
@@ -169,6 +173,19 @@ impl SlideHtml {
             return Err(Error::invalid(
                 "nested <section> elements are not allowed in a slide",
             ));
+        }
+        if tree_depth(section) > MAX_NESTING_DEPTH {
+            return Err(too_deep());
+        }
+        for element in section.descendants().filter_map(ElementRef::wrap) {
+            for (name, value) in element.value().attrs() {
+                if let Some(problem) = urls::loaded_url_problem(name, value) {
+                    return Err(Error::invalid(format!(
+                        "<{}>: {problem}",
+                        element.value().name()
+                    )));
+                }
+            }
         }
         let mut attributes = Vec::new();
         for (name, value) in section.value().attrs() {
@@ -386,6 +403,15 @@ fn sanitizer() -> &'static ammonia::Builder<'static> {
         .add_tag_attributes("tspan", ["x", "y", "dx", "dy"])
         .add_tag_attributes("stop", ["offset", "stop-color"])
         .add_url_schemes(["data"])
+        // The URLs that reveal.js loads from data-* attributes: stored slides are checked
+        // (see `urls`), and what was stored before that rule is dropped here.
+        .attribute_filter(|_, name, value| {
+            if urls::loaded_url_problem(name, value).is_some() {
+                None
+            } else {
+                Some(value.into())
+            }
+        })
         .link_rel(Some("noopener noreferrer"));
         b
     })
@@ -427,6 +453,46 @@ fn push_attribute_value(out: &mut String, value: &str) {
             c => out.push(c),
         }
     }
+}
+
+/// Deepest nesting of elements inside a slide's `<section>` (a slide made by hand or by the
+/// editor nests a dozen deep; browsers stop nesting at 512).
+pub const MAX_NESTING_DEPTH: usize = 100;
+
+/// The estimate of [`nesting::nests_deeper_than`] above which input is refused before it is
+/// parsed: the true depth is at most about twice the estimate, and html5ever's cost grows
+/// with elements × depth, so this bounds that cost.
+const MAX_ESTIMATED_NESTING: usize = 2 * MAX_NESTING_DEPTH + 56;
+
+fn too_deep() -> Error {
+    Error::invalid(format!(
+        "html nests elements more than {MAX_NESTING_DEPTH} deep"
+    ))
+}
+
+/// Refuses markup nested so deep that parsing it would be slow, before it is parsed (slides
+/// and imported documents).
+pub fn check_nesting(input: &str) -> Result<()> {
+    if nesting::nests_deeper_than(input, MAX_ESTIMATED_NESTING) {
+        return Err(too_deep());
+    }
+    Ok(())
+}
+
+/// How many elements deep the tree under `root` goes (`root` itself is 0).
+fn tree_depth(root: ElementRef<'_>) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for edge in root.traverse() {
+        match edge {
+            ego_tree::iter::Edge::Open(n) if n.value().is_element() => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            ego_tree::iter::Edge::Close(n) if n.value().is_element() => depth -= 1,
+            _ => {}
+        }
+    }
+    deepest.saturating_sub(1)
 }
 
 /// Speaker notes that passed the length rule.

@@ -173,6 +173,56 @@ fn viewing_removes_script_but_keeps_layout() {
 }
 
 #[test]
+fn slides_nested_deeper_than_the_limit_are_rejected() {
+    let nested = |n: usize| {
+        format!(
+            "<section>{}x{}</section>",
+            "<div>".repeat(n),
+            "</div>".repeat(n)
+        )
+    };
+    ok(&nested(MAX_NESTING_DEPTH));
+    assert!(rejected(&nested(MAX_NESTING_DEPTH + 1)).contains("deep"));
+    // Far too deep is refused before it is parsed, unclosed too.
+    assert!(rejected(&format!("<section>{}", "<div>".repeat(150_000))).contains("deep"));
+    assert!(rejected(&format!("<section>{}", "<span><i>".repeat(80_000))).contains("deep"));
+    // Optional end tags the parser closes itself do not nest.
+    ok(&format!(
+        "<section><ul>{}</ul></section>",
+        "<li>item".repeat(2000)
+    ));
+    ok(&format!("<section>{}</section>", "<p>para".repeat(2000)));
+}
+
+#[test]
+fn script_urls_in_attributes_reveal_loads_are_rejected_anywhere_in_the_slide() {
+    for input in [
+        r#"<section data-background-iframe="javascript:while(1){}"></section>"#,
+        r#"<section data-background-iframe="data:text/html,<script>x</script>"></section>"#,
+        r#"<section data-background="JavaScript:alert(1)"></section>"#,
+        r#"<section><div data-background-iframe="javascript:x"></div></section>"#,
+        r#"<section><iframe data-src="javascript:alert(1)"></iframe></section>"#,
+        r#"<section><a href="/x" data-preview-link="java&#9;script:alert(1)">x</a></section>"#,
+    ] {
+        assert!(rejected(input).contains("http(s)"), "{input}");
+    }
+    ok(
+        r#"<section data-background-iframe="https://example.com/embed" data-background-image="data:image/png;base64,AAAA"><img data-src="/media/a.png"></section>"#,
+    );
+}
+
+#[test]
+fn viewing_drops_script_urls_stored_before_they_were_refused() {
+    let stored = r#"<section data-id="a" data-background-iframe="javascript:while(1){}" data-background-color="red"><iframe data-src="data:text/html,x"></iframe><img data-src="https://example.com/a.png"></section>"#;
+    let clean = sanitize_for_viewing(stored);
+    assert!(
+        !clean.contains("javascript:") && !clean.contains("text/html"),
+        "{clean}"
+    );
+    assert!(clean.contains("data-background-color") && clean.contains("https://example.com/a.png"));
+}
+
+#[test]
 fn notes_longer_than_10000_characters_are_rejected() {
     assert!(Notes::parse("é".repeat(10_000)).is_ok());
     assert!(Notes::parse("a".repeat(10_001)).is_err());

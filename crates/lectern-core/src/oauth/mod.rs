@@ -121,28 +121,84 @@ pub fn valid_verifier(verifier: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
 }
 
-/// `uri` without its port when it is an `http` loopback redirect (RFC 8252 7.3).
-fn without_loopback_port(uri: &str) -> Option<String> {
-    let rest = uri.strip_prefix("http://")?;
-    let (authority, path) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
-    let host = if authority.starts_with('[') {
-        &authority[..=authority.find(']')?]
-    } else {
-        authority.split(':').next()?
-    };
-    matches!(host, "127.0.0.1" | "[::1]" | "localhost").then(|| format!("http://{host}{path}"))
+/// A redirect URI as a browser would follow it: an absolute `http(s)` URL with a host, no
+/// user information and no fragment, parsed by the WHATWG rules (the `url` crate), so that
+/// what is compared is where the browser goes, not how the text is spelled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedirectUri(url::Url);
+
+impl RedirectUri {
+    /// Parses `raw`, or says why it cannot be a redirect URI.
+    pub fn parse(raw: &str) -> std::result::Result<Self, String> {
+        let bad = |why: &str| format!("redirect URI {raw:?} {why}");
+        if raw
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || c == '\\')
+        {
+            return Err(bad("has whitespace, a control character or a backslash"));
+        }
+        let url = url::Url::parse(raw).map_err(|e| bad(&format!("is not a URL ({e})")))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(bad("must be an http or https URL"));
+        }
+        if url.host().is_none() {
+            return Err(bad("has no host"));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(bad("must not carry user information (user@host)"));
+        }
+        if url.fragment().is_some() {
+            return Err(bad("must not have a fragment"));
+        }
+        Ok(RedirectUri(url))
+    }
+
+    /// The host the browser goes to, with its port when one is given: the consent page
+    /// names it.
+    pub fn authority(&self) -> String {
+        let host = self.0.host_str().unwrap_or_default();
+        match self.0.port() {
+            Some(port) => format!("{host}:{port}"),
+            None => host.to_string(),
+        }
+    }
+
+    /// Whether this is an `http` redirect to a loopback literal (RFC 8252 7.3), whose port
+    /// the client chooses when it runs.
+    fn is_loopback(&self) -> bool {
+        self.0.scheme() == "http"
+            && match self.0.host() {
+                Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+                Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+                Some(url::Host::Domain(d)) => d == "localhost",
+                None => false,
+            }
+    }
+
+    /// Whether a browser sent to `self` lands where `registered` says: same scheme, host,
+    /// path and query, and the same port unless both are loopback redirects.
+    fn lands_on(&self, registered: &RedirectUri) -> bool {
+        let (a, b) = (&self.0, &registered.0);
+        a.scheme() == b.scheme()
+            && a.host() == b.host()
+            && a.path() == b.path()
+            && a.query() == b.query()
+            && (a.port_or_known_default() == b.port_or_known_default()
+                || (self.is_loopback() && registered.is_loopback()))
+    }
 }
 
-/// Whether `given` is one of the registered redirect URIs: exactly, or differing only in the
-/// port of a loopback redirect.
+/// Whether `given` is one of the registered redirect URIs: the same URL, or differing only
+/// in the port of a loopback redirect. Anything that does not parse as a redirect URI
+/// (user information, a fragment, another scheme) matches nothing.
 pub fn redirect_uri_matches(registered: &[String], given: &str) -> bool {
-    registered.iter().any(|r| {
-        r == given
-            || matches!(
-                (without_loopback_port(r), without_loopback_port(given)),
-                (Some(a), Some(b)) if a == b
-            )
-    })
+    let Ok(given) = RedirectUri::parse(given) else {
+        return false;
+    };
+    registered
+        .iter()
+        .filter_map(|r| RedirectUri::parse(r).ok())
+        .any(|r| given.lands_on(&r))
 }
 
 /// A checked authorization request, ready for the consent page.
@@ -158,10 +214,11 @@ pub struct AuthorizeRequest {
 }
 
 impl AuthorizeRequest {
-    /// The redirect URI's host, shown on the consent page.
-    pub fn redirect_host(&self) -> &str {
-        let rest = self.redirect_uri.split_once("://").map_or("", |(_, r)| r);
-        rest.split(['/', '?']).next().unwrap_or(rest)
+    /// The redirect URI's host (and port), shown on the consent page.
+    pub fn redirect_host(&self) -> String {
+        RedirectUri::parse(&self.redirect_uri)
+            .map(|u| u.authority())
+            .unwrap_or_default()
     }
 }
 
@@ -239,6 +296,57 @@ mod tests {
         assert!(!redirect_uri_matches(&reg, "http://127.0.0.2:8/cb"));
         let v6 = vec!["http://[::1]:1/x".to_string()];
         assert!(redirect_uri_matches(&v6, "http://[::1]:9999/x"));
+    }
+
+    #[test]
+    fn redirect_uris_with_user_information_or_tricks_match_nothing() {
+        let reg = vec![
+            "http://127.0.0.1:9000/callback".to_string(),
+            "https://app.example/cb?x=1".to_string(),
+        ];
+        for given in [
+            "http://127.0.0.1:9000@evil.example/callback",
+            "http://127.0.0.1@evil.example/callback",
+            "http://user:pw@127.0.0.1:9000/callback",
+            "http://127.0.0.1:9000\\@evil.example/callback",
+            "http://127.0.0.1:9000/callback#frag",
+            "http://127.0.0.1:9000/callback/../other",
+            "http://127.0.0.1:9000/call%62ack",
+            "http://127.0.0.1.evil.example:9000/callback",
+            "https://127.0.0.1:9000/callback",
+            "http://127.0.0.1:9000/callback?x=1",
+            "https://app.example/cb",
+            "https://app.example/cb?x=1&y=2",
+            "https://app.example.evil/cb?x=1",
+            "https://evil.example/?https://app.example/cb?x=1",
+            "javascript://127.0.0.1:9000/callback",
+            " http://127.0.0.1:9000/callback",
+            "http://127.0.0.1:9000/callback\t",
+        ] {
+            assert!(!redirect_uri_matches(&reg, given), "{given} matched");
+        }
+        assert!(redirect_uri_matches(
+            &reg,
+            "http://127.0.0.1:40000/callback"
+        ));
+        assert!(redirect_uri_matches(&reg, "https://app.example/cb?x=1"));
+        assert!(redirect_uri_matches(&reg, "https://APP.example:443/cb?x=1"));
+    }
+
+    #[test]
+    fn registration_refuses_redirect_uris_a_browser_would_not_follow_as_written() {
+        for raw in [
+            "http://a@b.example/cb",
+            "https://b.example/cb#x",
+            "ftp://b.example/cb",
+            "https://",
+            "not a url",
+            "https://b.example/c b",
+        ] {
+            assert!(RedirectUri::parse(raw).is_err(), "{raw} parsed");
+        }
+        let ok = RedirectUri::parse("http://127.0.0.1:8123/cb").unwrap();
+        assert_eq!(ok.authority(), "127.0.0.1:8123");
     }
 
     fn code_state(used: bool, expires_in: i64) -> CodeState {

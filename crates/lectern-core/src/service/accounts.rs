@@ -276,14 +276,7 @@ impl Lectern {
             return Err(Error::invalid("the client needs at least one redirect URI"));
         }
         for uri in redirect_uris {
-            let ok = (uri.starts_with("https://") || uri.starts_with("http://"))
-                && !uri.contains('#')
-                && !uri.chars().any(char::is_whitespace);
-            if !ok {
-                return Err(Error::invalid(format!(
-                    "redirect URI {uri:?} must be an absolute http(s) URL without a fragment"
-                )));
-            }
+            crate::oauth::RedirectUri::parse(uri).map_err(Error::invalid)?;
         }
         let client_id = format!("lc_{}", secret::random_alphanumeric(24));
         let client_secret = (!public).then(|| Secret::new(secret::random_alphanumeric(48)));

@@ -414,15 +414,19 @@ impl Worker<'_> {
     pub async fn slides_for_export(&self, deck_id: i64) -> Result<Vec<ExportSlide>> {
         let slides = self.0.store().deck_slides_html(deck_id, None).await?;
         let positions = crate::layout::positions(slides.iter().map(|s| &s.slot));
-        Ok(slides
-            .into_iter()
-            .zip(positions)
-            .map(|(s, position)| ExportSlide {
-                html: crate::html::sanitize_for_viewing(&s.html),
-                notes: s.notes.filter(|n| !n.is_empty()),
-                position,
-            })
-            .collect())
+        let bytes = slides.iter().map(|s| s.html.len()).sum();
+        Ok(crate::cpu::sized(bytes, move || {
+            slides
+                .into_iter()
+                .zip(positions)
+                .map(|(s, position)| ExportSlide {
+                    html: crate::html::sanitize_for_viewing(&s.html),
+                    notes: s.notes.filter(|n| !n.is_empty()),
+                    position,
+                })
+                .collect()
+        })
+        .await)
     }
 }
 

@@ -75,6 +75,8 @@ pub struct Lectern {
     media_quota_bytes: i64,
     /// Slide orders of recently read decks, per revision (`order.rs`).
     orders: Arc<order::Orders>,
+    /// Sanitised slides of recently viewed decks, per revision (`viewer.rs`).
+    views: Arc<viewer::ViewCache>,
 }
 
 impl Lectern {
@@ -87,6 +89,7 @@ impl Lectern {
             files: Arc::new(crate::store::NoFiles),
             media_quota_bytes: (media::DEFAULT_QUOTA_MB * 1024 * 1024) as i64,
             orders: Arc::default(),
+            views: Arc::default(),
         }
     }
 

@@ -4,6 +4,9 @@
 //! owner's exports) carry them, as `<aside class="notes">`; every other visitor's page has
 //! none.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
 use crate::deck::Visibility;
 use crate::html::{escape, sanitize_for_viewing};
 use crate::layout::render_deck_html;
@@ -40,7 +43,7 @@ pub struct ViewedDeck {
     pub deck: DeckRecord,
     /// The slides' sections (sanitised; notes included only for the owner) in reveal.js
     /// structure.
-    pub slides_html: String,
+    pub slides_html: Arc<str>,
     /// Whether the visitor owns the deck (and so whether `slides_html` carries the notes).
     pub is_owner: bool,
 }
@@ -182,17 +185,84 @@ impl Lectern {
         is_owner: bool,
         count: Option<usize>,
     ) -> Result<ViewedDeck> {
-        let slides = self.store().deck_slides_html(deck.id, count).await?;
-        let viewed: Vec<String> = slides.iter().map(|s| viewed_slide(s, is_owner)).collect();
+        let deck_id = deck.id;
+        let render = async move || -> Result<Arc<str>> {
+            let slides = self.store().deck_slides_html(deck_id, count).await?;
+            let bytes = slides.iter().map(|s| s.html.len()).sum();
+            Ok(crate::cpu::sized(bytes, move || {
+                let viewed: Vec<String> =
+                    slides.iter().map(|s| viewed_slide(s, is_owner)).collect();
+                render_deck_html(
+                    slides
+                        .iter()
+                        .zip(&viewed)
+                        .map(|(s, h)| (&s.slot, h.as_str())),
+                )
+                .into()
+            })
+            .await)
+        };
+        let slides_html = match count {
+            Some(_) => render().await?,
+            None => {
+                let cell = self.views.cell((deck.id, is_owner), deck.revision);
+                let fresh = !cell.initialized();
+                let html = cell.get_or_try_init(render).await?.clone();
+                if fresh {
+                    self.views.account(html.len());
+                }
+                html
+            }
+        };
         Ok(ViewedDeck {
-            slides_html: render_deck_html(
-                slides
-                    .iter()
-                    .zip(&viewed)
-                    .map(|(s, h)| (&s.slot, h.as_str())),
-            ),
+            slides_html,
             deck,
             is_owner,
         })
+    }
+}
+
+/// The sanitised slides of recently viewed decks, by (deck, whether the owner's view) at
+/// one revision each, so that page views of an unchanged deck do not parse its slides
+/// again. Bounded by the bytes it holds.
+#[derive(Default)]
+pub(crate) struct ViewCache {
+    entries: Mutex<ViewEntries>,
+}
+
+/// One deck's sanitised slides at one revision, made once however many visitors ask at once.
+type ViewCell = Arc<tokio::sync::OnceCell<Arc<str>>>;
+
+#[derive(Default)]
+struct ViewEntries {
+    by_deck: HashMap<(i64, bool), (i64, ViewCell)>,
+    bytes: usize,
+}
+
+/// Most bytes of sanitised slides kept.
+const VIEW_CACHE_BYTES: usize = 64 * 1024 * 1024;
+
+impl ViewCache {
+    /// The cell of `key` at `revision` (a new, empty one when the deck changed since).
+    fn cell(&self, key: (i64, bool), revision: i64) -> ViewCell {
+        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        match entries.by_deck.get(&key) {
+            Some((r, cell)) if *r == revision => cell.clone(),
+            _ => {
+                let cell = ViewCell::default();
+                entries.by_deck.insert(key, (revision, cell.clone()));
+                cell
+            }
+        }
+    }
+
+    /// Counts `bytes` more kept; past the bound, everything is let go.
+    fn account(&self, bytes: usize) {
+        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        entries.bytes += bytes;
+        if entries.bytes > VIEW_CACHE_BYTES {
+            entries.by_deck.clear();
+            entries.bytes = 0;
+        }
     }
 }
