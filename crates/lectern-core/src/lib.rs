@@ -4,6 +4,7 @@
 
 pub mod auth;
 pub mod error;
+pub mod guard;
 pub mod html;
 pub mod ids;
 pub mod secret;
