@@ -292,3 +292,22 @@ impl<S: Send + Sync> FromRequestParts<S> for IfMatch {
         Ok(IfMatch(Some(Precondition::IfMatch(joined))))
     }
 }
+
+/// The client's address: the TCP peer the serve loop put on the request (no header is
+/// trusted for it; behind a proxy every client is the proxy). Unspecified when a request
+/// comes without one (a router called directly).
+pub struct ClientAddress(pub std::net::IpAddr);
+
+impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        let peer = parts
+            .extensions
+            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+            .map(|info| info.0.ip());
+        Ok(ClientAddress(peer.unwrap_or(std::net::IpAddr::V4(
+            std::net::Ipv4Addr::UNSPECIFIED,
+        ))))
+    }
+}

@@ -10,13 +10,16 @@ use axum::response::{IntoResponse, Response};
 use axum::{Form, Json};
 use base64::Engine;
 use lectern_core::auth::{Resource, Scope};
+use lectern_core::oauth::register::RegisterError;
 use lectern_core::oauth::{
     AuthorizeError, AuthorizeParams, AuthorizeRequest, ClientAuth, OAuthError, TokenResponse,
 };
 use lectern_core::secret::Secret;
+use lectern_core::store::ClientOrigin;
 use serde_json::{Value, json};
 
 use crate::app::AppState;
+use crate::http::extract::ClientAddress;
 use crate::web::page::{error_page, escape, hidden, page, see_other};
 use crate::web::session::MaybeSession;
 
@@ -102,15 +105,35 @@ fn consent_page(
         .iter()
         .map(|s| format!("<li>{}</li>", escape(scope_text(*s))))
         .collect();
+    // An administrator's client is named by the administrator; a registered one names
+    // itself, so its name is quoted, marked unverified, and followed by a warning.
+    let client = match req.client_origin {
+        ClientOrigin::Admin => format!(
+            "<strong class=\"client-verified\">{}</strong> (added by this server's administrator)",
+            escape(&req.client_name)
+        ),
+        ClientOrigin::Registered => format!(
+            "An <strong>unverified</strong> application calling itself \
+             <q class=\"client-unverified\">{}</q>",
+            escape(&req.client_name)
+        ),
+    };
+    let warning = match req.client_origin {
+        ClientOrigin::Admin => "",
+        ClientOrigin::Registered => {
+            "<p role=\"alert\">Lectern has not verified this application or its name: anyone \
+             can register one under any name. Allow it only if you started this yourself \
+             and trust the address below.</p>"
+        }
+    };
     let body = format!(
         "<p>Signed in as <strong>{}</strong>.</p>\
-         <p><strong>{}</strong> wants access to your Lectern account:</p><ul>{scopes}</ul>\
+         <p>{client} wants access to your Lectern account:</p><ul>{scopes}</ul>{warning}\
          <p>After you answer you go back to <strong>{}</strong>.</p>\
          <form method=\"post\" action=\"/oauth/authorize\">{fields}\
          <button type=\"submit\" name=\"decision\" value=\"approve\">Allow</button> \
          <button type=\"submit\" name=\"decision\" value=\"deny\" class=\"secondary\">Deny</button></form>",
         escape(username),
-        escape(&req.client_name),
         escape(&req.redirect_host()),
     );
     page(StatusCode::OK, "Authorize access", &body)
@@ -322,53 +345,57 @@ pub async fn revoke(
     }
 }
 
-/// POST `/oauth/register` (RFC 7591): registers a public client.
-pub async fn register(State(state): State<AppState>, body: axum::body::Bytes) -> Response {
-    let metadata_error = |d: &str| {
-        let mut r = (
-            StatusCode::BAD_REQUEST,
-            Json(json!({"error": "invalid_client_metadata", "error_description": d})),
-        )
-            .into_response();
+/// POST `/oauth/register` (RFC 7591): registers a public client. Limited per client address
+/// and in its sizes (`Lectern::register_public_client`): 400 `invalid_client_metadata` or
+/// `invalid_redirect_uri`, 429 with `Retry-After`.
+pub async fn register(
+    State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
+    body: axum::body::Body,
+) -> Response {
+    let no_store = |mut r: Response| {
         r.headers_mut()
             .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
         r
     };
-    let Ok(meta) = serde_json::from_slice::<Value>(&body) else {
-        return metadata_error("the body must be a JSON object");
-    };
-    let uris: Vec<String> = match meta.get("redirect_uris").and_then(Value::as_array) {
-        Some(list) => list
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect(),
-        None => return metadata_error("redirect_uris is required"),
-    };
-    match meta
-        .get("token_endpoint_auth_method")
-        .and_then(Value::as_str)
-    {
-        None | Some("none") => {}
-        Some(_) => {
-            return metadata_error(
-                "only public clients (token_endpoint_auth_method \"none\") can register",
+    // One byte past the limit is enough to know the body is too large.
+    let limit = lectern_core::oauth::register::MAX_REGISTRATION_BYTES + 1;
+    let body = match axum::body::to_bytes(body, limit).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            let e = OAuthError::new(
+                "invalid_client_metadata",
+                format!("the registration must be at most {} bytes", limit - 1),
             );
+            return no_store(oauth_error(e, false));
         }
-    }
-    let name = meta
-        .get("client_name")
-        .and_then(Value::as_str)
-        .unwrap_or("Unnamed client")
-        .to_string();
-    match state.core.register_public_client(&name, &uris).await {
-        Ok(client_id) => {
+    };
+    match state.core.register_public_client(&body, address).await {
+        Err(RegisterError::Metadata(e)) => no_store(oauth_error(e, false)),
+        Err(RegisterError::TooMany(refused)) => {
+            let mut r = (
+                StatusCode::TOO_MANY_REQUESTS,
+                Json(json!({
+                    "error": "too_many_requests",
+                    "error_description": format!(
+                        "too many registrations from this address; retry in {} s",
+                        refused.retry_after
+                    ),
+                })),
+            )
+                .into_response();
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(refused.retry_after));
+            no_store(r)
+        }
+        Ok(client) => {
             let mut r = (
                 StatusCode::CREATED,
                 Json(json!({
-                    "client_id": client_id,
+                    "client_id": client.client_id,
                     "client_id_issued_at": lectern_core::time::Timestamp::now().unix_micros() / 1_000_000,
-                    "client_name": name,
-                    "redirect_uris": uris,
+                    "client_name": client.client_name,
+                    "redirect_uris": client.redirect_uris,
                     "token_endpoint_auth_method": "none",
                     "grant_types": ["authorization_code", "refresh_token"],
                     "response_types": ["code"],
@@ -379,7 +406,6 @@ pub async fn register(State(state): State<AppState>, body: axum::body::Bytes) ->
                 .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
             r
         }
-        Err(e) => metadata_error(&e.description),
     }
 }
 

@@ -11,6 +11,7 @@ use lectern_core::oauth::SignInError;
 use lectern_core::secret::{self, Secret};
 
 use crate::app::AppState;
+use crate::http::extract::ClientAddress;
 use crate::web::page::{error_page, escape, hidden, page, see_other};
 use crate::web::session::{
     LOGIN_CSRF_COOKIE, MaybeSession, SESSION_COOKIE, cookie, safe_next, set_cookie,
@@ -50,9 +51,11 @@ pub async fn login_page(
     login_form(&state, next, None, StatusCode::OK)
 }
 
-/// POST `/login`: checks the CSRF token, then the credentials.
+/// POST `/login`: checks the CSRF token, then the credentials (tries limited per client
+/// address and per account at that address: `Lectern::sign_in`).
 pub async fn login(
     State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
     headers: HeaderMap,
     Form(form): Form<HashMap<String, String>>,
 ) -> Response {
@@ -67,7 +70,7 @@ pub async fn login(
     }
     let username = form.get("username").map(String::as_str).unwrap_or("");
     let password = Secret::new(form.get("password").cloned().unwrap_or_default());
-    match state.core.sign_in(username, &password).await {
+    match state.core.sign_in(username, &password, address).await {
         Ok(session) => {
             let mut response = see_other(&next);
             let headers = response.headers_mut();

@@ -78,10 +78,9 @@ pub fn csrf_refused() -> axum::response::Response {
     )
 }
 
-/// Whether `next` is a path on this site (no open redirects).
+/// `next` when it is a path on this site (no open redirects; the rule is
+/// `lectern_core::oauth::same_origin_path`), else `/`.
 pub fn safe_next(next: Option<&str>) -> &str {
-    match next {
-        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => n,
-        _ => "/",
-    }
+    next.and_then(lectern_core::oauth::same_origin_path)
+        .unwrap_or("/")
 }

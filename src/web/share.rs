@@ -4,7 +4,6 @@
 //! session counts one view.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use axum::Form;
 use axum::extract::{Path, Query, State};
@@ -15,12 +14,10 @@ use lectern_core::service::shares::{SHARE_PASS_SECONDS, ShareProblem};
 use lectern_core::store::ShareAccess;
 
 use crate::app::AppState;
+use crate::http::extract::ClientAddress;
 use crate::web::page::{error_page, hidden, page, see_other};
 use crate::web::session::{cookie, set_cookie};
 use crate::web::viewer::{Mode, render};
-
-/// Extra wait after a wrong share password (slows guessing down).
-const WRONG_PASSWORD_DELAY: Duration = Duration::from_secs(1);
 
 fn pass_cookie(id: i64) -> String {
     format!("lectern_share_{id}")
@@ -149,6 +146,7 @@ pub async fn share_page_fullscreen(
 
 async fn unlock(
     state: &AppState,
+    address: std::net::IpAddr,
     id: &str,
     form: &HashMap<String, String>,
     fullscreen: bool,
@@ -161,10 +159,32 @@ async fn unlock(
     let suffix = if fullscreen { "/fullscreen" } else { "" };
     let back = format!("/s/{}{suffix}?token={token}", access.id);
     let password = Secret::new(form.get("password").cloned().unwrap_or_default());
-    if !state.core.share_password_ok(&access, &password) {
-        tokio::time::sleep(WRONG_PASSWORD_DELAY).await;
-        let action = format!("/s/{}{suffix}", access.id);
-        return password_form(token, &action, true, StatusCode::UNAUTHORIZED);
+    let action = format!("/s/{}{suffix}", access.id);
+    match state
+        .core
+        .try_share_password(&access, &password, address)
+        .await
+    {
+        Ok(Ok(true)) => {}
+        Ok(Ok(false)) => return password_form(token, &action, true, StatusCode::UNAUTHORIZED),
+        Ok(Err(refused)) => {
+            let mut response = error_page(
+                StatusCode::TOO_MANY_REQUESTS,
+                &format!(
+                    "Too many password tries; try again in {} seconds.",
+                    refused.retry_after
+                ),
+            );
+            response.headers_mut().insert(
+                header::RETRY_AFTER,
+                header::HeaderValue::from(refused.retry_after),
+            );
+            return response;
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "checking a share password failed");
+            return error_page(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong.");
+        }
     }
     let Some(pass) = state.core.share_pass(&access) else {
         return see_other(&back);
@@ -180,17 +200,19 @@ async fn unlock(
 /// POST `/s/{id}`: the password form.
 pub async fn share_unlock(
     State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
     Path(id): Path<String>,
     Form(form): Form<HashMap<String, String>>,
 ) -> Response {
-    unlock(&state, &id, &form, false).await
+    unlock(&state, address, &id, &form, false).await
 }
 
 /// POST `/s/{id}/fullscreen`: the password form of the fullscreen page.
 pub async fn share_unlock_fullscreen(
     State(state): State<AppState>,
+    ClientAddress(address): ClientAddress,
     Path(id): Path<String>,
     Form(form): Form<HashMap<String, String>>,
 ) -> Response {
-    unlock(&state, &id, &form, true).await
+    unlock(&state, address, &id, &form, true).await
 }

@@ -128,10 +128,14 @@ async fn a_round_trip_through_postgres_keeps_every_row() {
         .await
         .unwrap();
     // A web session, and an OAuth code exchanged for a grant with tokens.
-    core.sign_in("alice", &Secret::new("a long password"))
-        .await
-        .map_err(|e| format!("{e:?}"))
-        .unwrap();
+    core.sign_in(
+        "alice",
+        &Secret::new("a long password"),
+        std::net::Ipv4Addr::LOCALHOST.into(),
+    )
+    .await
+    .map_err(|e| format!("{e:?}"))
+    .unwrap();
     let request = core
         .check_authorize(&AuthorizeParams {
             response_type: Some("code".into()),

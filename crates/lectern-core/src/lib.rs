@@ -5,6 +5,7 @@
 pub mod auth;
 pub mod cpu;
 pub mod error;
+pub mod guard;
 pub mod html;
 pub mod ids;
 pub mod secret;

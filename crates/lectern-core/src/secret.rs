@@ -118,7 +118,48 @@ pub fn api_key_matches(presented: &str, stored_hash: &str) -> bool {
     constant_time_eq(&sha256_hex(presented), stored_hash)
 }
 
-/// Hashes a password with argon2id and a fresh salt (PHC string).
+/// The threads that hash and check passwords: argon2 takes tens of milliseconds of a core
+/// (and 19 MiB) per password, so it runs on Tokio's blocking pool, never on a request's
+/// worker thread, and at most one password per core at a time; further ones wait their
+/// turn here instead of piling up threads and memory.
+fn password_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    SLOTS.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZeroUsize::get);
+        tokio::sync::Semaphore::new(cores)
+    })
+}
+
+/// Runs `work` on the blocking pool once a password slot is free.
+pub(crate) async fn on_password_thread<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> crate::Result<T> {
+    let _slot = password_slots()
+        .acquire()
+        .await
+        .expect("the password semaphore is never closed");
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(crate::Error::internal)
+}
+
+/// [`hash_password`] off the request's thread (see [`password_slots`]).
+pub async fn hash_password_async(password: &Secret) -> crate::Result<String> {
+    let password = password.clone();
+    on_password_thread(move || hash_password(&password)).await?
+}
+
+/// [`verify_password`] off the request's thread (see [`password_slots`]); a fault counts as
+/// a wrong password.
+pub async fn verify_password_async(password: &Secret, phc: &str) -> bool {
+    let (password, phc) = (password.clone(), phc.to_string());
+    on_password_thread(move || verify_password(&password, &phc))
+        .await
+        .unwrap_or(false)
+}
+
+/// Hashes a password with argon2id and a fresh salt (PHC string). Blocks for tens of
+/// milliseconds: async code calls [`hash_password_async`].
 pub fn hash_password(password: &Secret) -> crate::Result<String> {
     Argon2::default()
         .hash_password(password.expose().as_bytes())
@@ -126,7 +167,8 @@ pub fn hash_password(password: &Secret) -> crate::Result<String> {
         .map_err(|e| crate::Error::internal(format!("password hashing failed: {e}")))
 }
 
-/// Checks a password against a PHC string made by [`hash_password`].
+/// Checks a password against a PHC string made by [`hash_password`]. Blocks for tens of
+/// milliseconds: async code calls [`verify_password_async`].
 pub fn verify_password(password: &Secret, phc: &str) -> bool {
     match argon2::password_hash::phc::PasswordHash::new(phc) {
         Ok(parsed) => Argon2::default()
@@ -188,5 +230,32 @@ mod tests {
         assert!(h.starts_with("$argon2"));
         assert!(verify_password(&pw, &h));
         assert!(!verify_password(&Secret::new("wrong"), &h));
+    }
+
+    /// On a runtime with one thread, other tasks keep running while passwords are checked:
+    /// argon2 runs beside the runtime, not on it.
+    #[tokio::test(flavor = "current_thread")]
+    async fn password_checks_leave_the_async_threads_free() {
+        let pw = Secret::new("correct horse");
+        let h = hash_password_async(&pw).await.unwrap();
+        let ticks = std::sync::Arc::new(std::sync::atomic::AtomicU32::new(0));
+        let ticker = tokio::spawn({
+            let ticks = ticks.clone();
+            async move {
+                loop {
+                    ticks.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    tokio::task::yield_now().await;
+                }
+            }
+        });
+        for _ in 0..3 {
+            assert!(verify_password_async(&pw, &h).await);
+        }
+        assert!(!verify_password_async(&Secret::new("wrong"), &h).await);
+        ticker.abort();
+        assert!(
+            ticks.load(std::sync::atomic::Ordering::Relaxed) > 100,
+            "the runtime's only thread was busy hashing"
+        );
     }
 }

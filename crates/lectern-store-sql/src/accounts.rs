@@ -1,8 +1,8 @@
 //! Accounts (users), sign-in data and web sessions.
 
 use async_trait::async_trait;
-use lectern_core::store::LoginRecord;
 use lectern_core::store::{AccountStore, NewUserRecord, SessionInfo, SessionRecord, UserRecord};
+use lectern_core::store::{LoginDecideFn, LoginFailures, LoginRecord};
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 
@@ -57,33 +57,73 @@ impl AccountStore for SqlStore {
     }
 
     async fn find_login(&self, username: &str) -> Result<Option<LoginRecord>> {
-        let query = sqlx::query(
-            "SELECT id, password_hash, failed_logins, last_failed_login_at FROM users
-             WHERE username = $1",
-        );
+        let query = sqlx::query("SELECT id, password_hash FROM users WHERE username = $1");
         optional(&self.read, query.bind(username), |r| {
             Ok(LoginRecord {
                 user_id: r.int(0)?,
                 password_hash: r.opt_text(1)?,
-                failed_logins: r.int(2)?,
-                last_failed_login_at: r.opt_int(3)?.map(time),
             })
         })
         .await
     }
 
-    async fn set_login_failure(&self, user_id: i64, at: Option<Timestamp>) -> Result<()> {
-        let query = match at {
-            Some(at) => sqlx::query(
-                "UPDATE users SET failed_logins = failed_logins + 1, last_failed_login_at = $1
-                 WHERE id = $2",
+    async fn reserve_login(
+        &self,
+        user_id: i64,
+        address: &str,
+        now: Timestamp,
+        decide: LoginDecideFn,
+    ) -> Result<Option<i64>> {
+        let mut tx = self.begin_write().await?;
+        // The row exists before it is locked, so parallel tries queue on the same row.
+        tx.run(
+            sqlx::query(
+                "INSERT INTO login_failures (user_id, address, failures) VALUES ($1, $2, 0)
+                 ON CONFLICT (user_id, address) DO NOTHING",
             )
-            .bind(at.unix_micros()),
-            None => sqlx::query(
-                "UPDATE users SET failed_logins = 0, last_failed_login_at = NULL WHERE id = $1",
-            ),
-        };
-        self.write_run(query.bind(user_id)).await?;
+            .bind(user_id)
+            .bind(address),
+        )
+        .await?;
+        let sql = format!(
+            "SELECT failures, last_failed_at FROM login_failures
+             WHERE user_id = $1 AND address = $2{}",
+            self.dialect.row_lock(" FOR UPDATE")
+        );
+        let query = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(user_id)
+            .bind(address);
+        let found = tx
+            .optional(query, |r| {
+                Ok(LoginFailures {
+                    failures: r.int(0)?,
+                    last_failed_at: r.opt_int(1)?.map(time),
+                })
+            })
+            .await?
+            .unwrap_or_default();
+        let verdict = decide(found);
+        if verdict.is_none() {
+            tx.run(
+                sqlx::query(
+                    "UPDATE login_failures SET failures = failures + 1, last_failed_at = $1
+                     WHERE user_id = $2 AND address = $3",
+                )
+                .bind(now.unix_micros())
+                .bind(user_id)
+                .bind(address),
+            )
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(verdict)
+    }
+
+    async fn clear_login_failures(&self, user_id: i64, address: &str) -> Result<()> {
+        let query = sqlx::query("DELETE FROM login_failures WHERE user_id = $1 AND address = $2")
+            .bind(user_id)
+            .bind(address);
+        self.write_run(query).await?;
         Ok(())
     }
 

@@ -182,6 +182,40 @@ impl ServerStore for SqlStore {
             None => Ok(Vec::new()),
         }
     }
+
+    async fn count_attempt(
+        &self,
+        key: &str,
+        now: Timestamp,
+        new_window_end: Timestamp,
+    ) -> Result<(i64, Timestamp)> {
+        // One statement: parallel tries are counted one after the other by the database.
+        let query = sqlx::query(
+            "INSERT INTO attempt_windows (attempt_key, tries, expires_at) VALUES ($1, 1, $2)
+             ON CONFLICT (attempt_key) DO UPDATE SET
+                tries = CASE WHEN attempt_windows.expires_at <= $3 THEN 1
+                             ELSE attempt_windows.tries + 1 END,
+                expires_at = CASE WHEN attempt_windows.expires_at <= $3 THEN $2
+                                  ELSE attempt_windows.expires_at END
+             RETURNING tries, expires_at",
+        )
+        .bind(key)
+        .bind(new_window_end.unix_micros())
+        .bind(now.unix_micros());
+        use crate::rows::Columns as _;
+        let mut tx = self.begin_write().await?;
+        let row = tx.fetch_one(query).await.map_err(fault)?;
+        let counted = (row.int(0)?, time(row.int(1)?));
+        tx.commit().await?;
+        Ok(counted)
+    }
+
+    async fn forget_attempts(&self, now: Timestamp) -> Result<()> {
+        let query = sqlx::query("DELETE FROM attempt_windows WHERE expires_at <= $1")
+            .bind(now.unix_micros());
+        self.write_run(query).await?;
+        Ok(())
+    }
 }
 
 /// A statement with its bound values.

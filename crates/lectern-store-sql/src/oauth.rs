@@ -5,8 +5,9 @@
 
 use async_trait::async_trait;
 use lectern_core::store::{
-    AccessTokenRecord, CodeDecideFn, CodeRecord, CodeState, GrantRecord, NewOAuthClientRecord,
-    NewTokenRecord, OAuthClientRecord, OAuthStore, RefreshDecideFn, RefreshState, TokenWrite,
+    AccessTokenRecord, ClientOrigin, CodeDecideFn, CodeRecord, CodeState, GrantRecord,
+    NewOAuthClientRecord, NewTokenRecord, OAuthClientRecord, OAuthStore, RefreshDecideFn,
+    RefreshState, TokenWrite,
 };
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
@@ -47,21 +48,23 @@ impl OAuthStore for SqlStore {
     async fn create_oauth_client(&self, client: NewOAuthClientRecord) -> Result<()> {
         let uris = serde_json::to_string(&client.redirect_uris).map_err(Error::internal)?;
         let query = sqlx::query(
-            "INSERT INTO oauth_clients (client_id, name, secret_hash, redirect_uris, created_at)
-             VALUES ($1, $2, $3, $4, $5)",
+            "INSERT INTO oauth_clients (client_id, name, secret_hash, redirect_uris, created_at,
+                origin)
+             VALUES ($1, $2, $3, $4, $5, $6)",
         )
         .bind(client.client_id)
         .bind(client.name)
         .bind(client.secret_hash)
         .bind(uris)
-        .bind(client.created_at.unix_micros());
+        .bind(client.created_at.unix_micros())
+        .bind(client.origin.as_str());
         self.write_run(query).await?;
         Ok(())
     }
 
     async fn find_oauth_client(&self, client_id: &str) -> Result<Option<OAuthClientRecord>> {
         let query = sqlx::query(
-            "SELECT client_id, name, secret_hash, redirect_uris FROM oauth_clients
+            "SELECT client_id, name, secret_hash, redirect_uris, origin FROM oauth_clients
              WHERE client_id = $1",
         );
         optional(&self.read, query.bind(client_id), |r| {
@@ -70,6 +73,7 @@ impl OAuthStore for SqlStore {
                 name: r.text(1)?,
                 secret_hash: r.opt_text(2)?,
                 redirect_uris: serde_json::from_str(&r.text(3)?).map_err(Error::internal)?,
+                origin: ClientOrigin::parse(&r.text(4)?),
             })
         })
         .await

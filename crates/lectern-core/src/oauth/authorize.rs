@@ -90,6 +90,7 @@ impl Lectern {
         Ok(AuthorizeRequest {
             client_id: client.client_id,
             client_name: client.name,
+            client_origin: client.origin,
             redirect_uri,
             scopes,
             state: p.state.clone(),

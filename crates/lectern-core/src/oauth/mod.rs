@@ -13,17 +13,18 @@ use crate::auth::{Caller, Credential, Resource, Scope};
 use crate::secret::{self, Secret};
 use crate::service::Lectern;
 use crate::store::{
-    ApiKeyInfo, CodeRecord, CodeState, NewTokenRecord, OAuthClientRecord, RefreshState,
-    SessionInfo, SessionRecord, TokenWrite,
+    ApiKeyInfo, ClientOrigin, CodeRecord, CodeState, NewTokenRecord, OAuthClientRecord,
+    RefreshState, SessionInfo, SessionRecord, TokenWrite,
 };
 use crate::time::Timestamp;
 use crate::{Error, Result};
 
 mod authorize;
+pub mod register;
 mod signin;
 mod tokens;
 
-pub use signin::{NewSession, SignInError};
+pub use signin::{NewSession, SignInError, same_origin_path};
 pub use tokens::{
     CodeRequest, RefreshRequest, Refusal, code_verdict, refresh_verdict, refreshed_scope,
 };
@@ -39,8 +40,7 @@ pub const CODE_SECONDS: i64 = 5 * 60;
 pub const SESSION_SECONDS: i64 = 14 * 24 * 3600;
 /// The scope of an authorization request that names none.
 pub const DEFAULT_SCOPE: &str = "read";
-/// Failed sign-ins allowed before each further attempt must wait.
-pub const FREE_LOGIN_FAILURES: i64 = 5;
+pub use crate::guard::FREE_LOGIN_FAILURES;
 
 /// Token prefixes: access, refresh, code, session.
 const ACCESS_PREFIX: &str = "lat_";
@@ -206,6 +206,9 @@ pub fn redirect_uri_matches(registered: &[String], given: &str) -> bool {
 pub struct AuthorizeRequest {
     pub client_id: String,
     pub client_name: String,
+    /// Whether the administrator made the client (`Admin`) or it registered itself, so
+    /// that its name is unverified (`Registered`).
+    pub client_origin: ClientOrigin,
     pub redirect_uri: String,
     pub scopes: Vec<Scope>,
     pub state: Option<String>,

@@ -28,6 +28,17 @@ impl From<Error> for SignInError {
     }
 }
 
+/// `next` when a browser sent to it stays on this site: a path that starts with one `/`.
+/// Browsers drop tabs and newlines from a URL and read `\` as `/`, so `/<tab>/evil.example`
+/// and `/\evil.example` go to another host; a path with any control character, whitespace
+/// or backslash is refused, as is one that starts with `//`. Percent escapes stay in the
+/// path (`/%09/x` is the path `/%09/x`), so they are harmless.
+pub fn same_origin_path(next: &str) -> Option<&str> {
+    let bad_char = |c: char| c.is_control() || c.is_whitespace() || c == '\\';
+    let ok = next.starts_with('/') && !next.starts_with("//") && !next.chars().any(bad_char);
+    ok.then_some(next)
+}
+
 /// A fixed argon2 hash to verify against when the username is unknown, so both cases cost
 /// the same time.
 pub(crate) fn dummy_password_hash() -> &'static str {
@@ -39,42 +50,66 @@ pub(crate) fn dummy_password_hash() -> &'static str {
 }
 
 impl Lectern {
-    /// Checks a username and password and opens a session. Five failures in a row make each
-    /// further attempt wait (30 s, doubling, at most 15 minutes) before it is even checked.
+    /// Checks a username and password from a client at `address` and opens a session.
+    ///
+    /// Before any password is checked, the try is counted twice, each count one store
+    /// operation, so parallel tries cannot all pass: against the address (at most
+    /// [`GuessLimits::login_per_address`](crate::guard::GuessLimits) a window, any account)
+    /// and as a failure of the account from that address, which five failures in a row make
+    /// wait (30 s, doubling, at most 15 minutes; [`crate::guard::login_wait`]). The right
+    /// password forgets the failures. A stranger's failures lock the stranger's address out,
+    /// never the owner's. The password is checked on the password threads
+    /// ([`secret::verify_password_async`]).
     pub async fn sign_in(
         &self,
         username: &str,
         password: &Secret,
+        address: std::net::IpAddr,
     ) -> std::result::Result<NewSession, SignInError> {
         let now = Timestamp::now();
+        let address = crate::guard::address_key(address);
+        let limits = self.guess_limits();
+        if let Err(refused) = self
+            .count_try(
+                &format!("login:{address}"),
+                limits.login_per_address,
+                limits.login_window,
+            )
+            .await?
+        {
+            return Err(SignInError::Throttled {
+                retry_after: refused.retry_after,
+            });
+        }
         let Some(login) = self.store().find_login(username).await? else {
-            secret::verify_password(password, dummy_password_hash());
+            let password = password.clone();
+            // Unknown and known names cost the same time.
+            let _ = secret::on_password_thread(move || {
+                secret::verify_password(&password, dummy_password_hash())
+            })
+            .await;
             return Err(SignInError::Invalid);
         };
-        if login.failed_logins >= FREE_LOGIN_FAILURES {
-            let doublings = (login.failed_logins - FREE_LOGIN_FAILURES).min(5) as u32;
-            let wait = (30 * 2i64.pow(doublings)).min(15 * 60);
-            let last = login.last_failed_login_at.map_or(0, |t| t.unix_micros());
-            let until = last + wait * SECOND;
-            if now.unix_micros() < until {
-                return Err(SignInError::Throttled {
-                    retry_after: (until - now.unix_micros()) / SECOND + 1,
-                });
-            }
+        let decide = Box::new(move |f: crate::store::LoginFailures| {
+            crate::guard::login_wait(f.failures, f.last_failed_at, now)
+        });
+        if let Some(retry_after) = self
+            .store()
+            .reserve_login(login.user_id, &address, now, decide)
+            .await?
+        {
+            return Err(SignInError::Throttled { retry_after });
         }
-        let ok = login
-            .password_hash
-            .as_deref()
-            .is_some_and(|h| secret::verify_password(password, h));
+        let ok = match login.password_hash.as_deref() {
+            Some(h) => secret::verify_password_async(password, h).await,
+            None => false,
+        };
         if !ok {
-            self.store()
-                .set_login_failure(login.user_id, Some(now))
-                .await?;
             return Err(SignInError::Invalid);
         }
-        if login.failed_logins > 0 {
-            self.store().set_login_failure(login.user_id, None).await?;
-        }
+        self.store()
+            .clear_login_failures(login.user_id, &address)
+            .await?;
         let token = new_secret(SESSION_PREFIX);
         let csrf_token = secret::random_alphanumeric(32);
         self.store()
@@ -143,6 +178,57 @@ impl Lectern {
             Ok(())
         } else {
             Err(Error::not_found("no such API key"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::same_origin_path;
+
+    #[test]
+    fn only_paths_that_stay_on_the_site_are_followed_after_sign_in() {
+        for good in [
+            "/",
+            "/users/api",
+            "/oauth/authorize?client_id=x&redirect_uri=http%3A%2F%2F127.0.0.1%2Fcb",
+            "/%09/evil.example",
+            "/%5Cevil.example",
+            "/%2F%2Fevil.example",
+            "/a//b",
+            "/a/b?next=//evil.example",
+            "/ann/deck-1#slide-2",
+        ] {
+            assert_eq!(same_origin_path(good), Some(good), "{good:?}");
+        }
+        for bad in [
+            "",
+            "//evil.example",
+            "///evil.example",
+            "/\\evil.example",
+            "\\\\evil.example",
+            "/\t/evil.example",
+            "/\n/evil.example",
+            "/\r/evil.example",
+            "\t//evil.example",
+            "/\u{0}/evil.example",
+            "/\u{7f}/evil.example",
+            "/ /evil.example",
+            "/\u{a0}/evil.example",
+            "/\u{3000}/evil.example",
+            "/a\\b",
+            "/ok\n",
+            "https://evil.example",
+            "http:/evil.example",
+            "//evil.example/%2F",
+            "javascript:alert(1)",
+            "JAVASCRIPT:alert(1)",
+            "data:text/html,x",
+            "evil.example",
+            "./x",
+            "?next=/",
+        ] {
+            assert_eq!(same_origin_path(bad), None, "{bad:?}");
         }
     }
 }

@@ -292,17 +292,40 @@ impl Lectern {
         Ok(())
     }
 
-    /// RFC 7591: registers a public client (no secret; PKCE required).
+    /// RFC 7591: registers a public client (no secret; PKCE required) for a client at
+    /// `address`: at most [`GuessLimits::register_per_address`](crate::guard::GuessLimits)
+    /// a window (counted before anything is stored), with the metadata's sizes bounded
+    /// ([`super::register::Registration::parse`]). The client is stored as
+    /// [`ClientOrigin::Registered`]: its name is only what it says of itself.
     pub async fn register_public_client(
         &self,
-        name: &str,
-        redirect_uris: &[String],
-    ) -> std::result::Result<String, OAuthError> {
-        let created = self
-            .create_oauth_client(name, redirect_uris, true)
+        body: &[u8],
+        address: std::net::IpAddr,
+    ) -> std::result::Result<super::register::Registered, super::register::RegisterError> {
+        use super::register::{RegisterError, Registered, Registration};
+        let registration = Registration::parse(body).map_err(RegisterError::Metadata)?;
+        let limits = self.guess_limits();
+        let key = format!("register:{}", crate::guard::address_key(address));
+        self.count_try(&key, limits.register_per_address, limits.register_window)
             .await
-            .map_err(|e| OAuthError::new("invalid_client_metadata", e.to_string()))?;
-        Ok(created.client_id)
+            .map_err(|e| RegisterError::Metadata(e.into()))?
+            .map_err(RegisterError::TooMany)?;
+        let created = self
+            .create_oauth_client(
+                &registration.client_name,
+                &registration.redirect_uris,
+                true,
+                ClientOrigin::Registered,
+            )
+            .await
+            .map_err(|e| {
+                RegisterError::Metadata(OAuthError::new("invalid_client_metadata", e.to_string()))
+            })?;
+        Ok(Registered {
+            client_id: created.client_id,
+            client_name: registration.client_name,
+            redirect_uris: registration.redirect_uris,
+        })
     }
 
     /// Authenticates an OAuth access token for `resource`.

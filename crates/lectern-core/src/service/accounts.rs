@@ -178,7 +178,7 @@ impl Lectern {
             Some(pw) if pw.expose().chars().count() < 8 => {
                 return Err(Error::invalid("password must be at least 8 characters"));
             }
-            Some(pw) => Some(secret::hash_password(pw)?),
+            Some(pw) => Some(secret::hash_password_async(pw).await?),
             None => None,
         };
         let team_id = match &new.team {
@@ -268,6 +268,7 @@ impl Lectern {
         name: &str,
         redirect_uris: &[String],
         public: bool,
+        origin: ClientOrigin,
     ) -> Result<CreatedOAuthClient> {
         if name.trim().is_empty() {
             return Err(Error::invalid("the client needs a name"));
@@ -284,6 +285,7 @@ impl Lectern {
             .create_oauth_client(NewOAuthClientRecord {
                 client_id: client_id.clone(),
                 name: name.to_string(),
+                origin,
                 secret_hash: client_secret
                     .as_ref()
                     .map(|s| secret::sha256_hex(s.expose())),
@@ -310,7 +312,7 @@ impl Lectern {
                 username: "admin".into(),
                 email: "admin@localhost".into(),
                 name: "Administrator".into(),
-                password_hash: Some(secret::hash_password(&password)?),
+                password_hash: Some(secret::hash_password_async(&password).await?),
                 team_id: None,
                 created_at: Timestamp::now(),
             })

@@ -15,9 +15,10 @@ use crate::revision::{Operation, Precondition, WriteContext};
 use crate::secret::{self, NewApiKey, Secret};
 use crate::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
 use crate::store::{
-    DeckListKind, DeckRecord, KnownOrder, NewApiKeyRecord, NewDeckRecord, NewOAuthClientRecord,
-    NewSlideRecord, NewUserRecord, OrderScope, SlideContent, SlideContentPatch, SlideEdit,
-    SlideEditFn, SlideEditor, SlideHtmlRecord, Store, TeamRecord, UserRecord,
+    ClientOrigin, DeckListKind, DeckRecord, KnownOrder, NewApiKeyRecord, NewDeckRecord,
+    NewOAuthClientRecord, NewSlideRecord, NewUserRecord, OrderScope, SlideContent,
+    SlideContentPatch, SlideEdit, SlideEditFn, SlideEditor, SlideHtmlRecord, Store, TeamRecord,
+    UserRecord,
 };
 use crate::time::Timestamp;
 use crate::views::{
@@ -77,6 +78,8 @@ pub struct Lectern {
     orders: Arc<order::Orders>,
     /// Sanitised slides of recently viewed decks, per revision (`viewer.rs`).
     views: Arc<viewer::ViewCache>,
+    /// Tries per window at sign-in, share passwords and client registration.
+    guess_limits: Arc<crate::guard::GuessLimits>,
 }
 
 impl Lectern {
@@ -90,7 +93,38 @@ impl Lectern {
             media_quota_bytes: (media::DEFAULT_QUOTA_MB * 1024 * 1024) as i64,
             orders: Arc::default(),
             views: Arc::default(),
+            guess_limits: Arc::default(),
         }
+    }
+
+    /// The same core with other limits on guessing (tests shorten the windows).
+    pub fn with_guess_limits(mut self, limits: crate::guard::GuessLimits) -> Self {
+        self.guess_limits = Arc::new(limits);
+        self
+    }
+
+    /// The limits on guessing.
+    pub fn guess_limits(&self) -> &crate::guard::GuessLimits {
+        &self.guess_limits
+    }
+
+    /// Counts one try against `key`, allowing `max` in a window of `window`; refused past
+    /// them until the window ends. Now and then forgets the windows that have ended.
+    pub(crate) async fn count_try(
+        &self,
+        key: &str,
+        max: i64,
+        window: std::time::Duration,
+    ) -> Result<std::result::Result<(), crate::guard::TooManyTries>> {
+        let now = Timestamp::now();
+        let (tries, end) = self
+            .store
+            .count_attempt(key, now, crate::guard::window_end(now, window))
+            .await?;
+        if rand::random::<u8>() < 2 {
+            self.store.forget_attempts(now).await?;
+        }
+        Ok(crate::guard::window_verdict(tries, end, max, now))
     }
 
     /// The same core keeping media files in `files`.
@@ -200,7 +234,12 @@ impl Admin<'_> {
         public: bool,
     ) -> Result<CreatedOAuthClient> {
         self.0
-            .create_oauth_client(name, redirect_uris, public)
+            .create_oauth_client(
+                name,
+                redirect_uris,
+                public,
+                crate::store::ClientOrigin::Admin,
+            )
             .await
     }
 

@@ -161,7 +161,7 @@ impl Lectern {
         }
         let token = secret::random_alphanumeric(TOKEN_LEN);
         let password_hash = match &new.password {
-            Some(p) => Some(secret::hash_password(p)?),
+            Some(p) => Some(secret::hash_password_async(p).await?),
             None => None,
         };
         let now = Timestamp::now();
@@ -322,12 +322,39 @@ impl Lectern {
             && pass_mac(access, expires).is_some_and(|m| secret::constant_time_eq(&m, mac))
     }
 
-    /// Checks a visitor's password for a link.
-    pub fn share_password_ok(&self, access: &crate::store::ShareAccess, password: &Secret) -> bool {
-        access
-            .password_hash
-            .as_deref()
-            .is_some_and(|h| secret::verify_password(password, h))
+    /// Checks a visitor's password for a link, from a client at `address`. Each try is
+    /// counted first, against the link (from anyone) and against the address (on any link),
+    /// a few a window each ([`crate::guard::GuessLimits`]); past either, the try is refused
+    /// unchecked, the right password too, until the window ends.
+    pub async fn try_share_password(
+        &self,
+        access: &crate::store::ShareAccess,
+        password: &Secret,
+        address: std::net::IpAddr,
+    ) -> Result<std::result::Result<bool, crate::guard::TooManyTries>> {
+        let limits = self.guess_limits();
+        let address = crate::guard::address_key(address);
+        let by_link = self
+            .count_try(
+                &format!("share:{}", access.id),
+                limits.share_per_link,
+                limits.share_window,
+            )
+            .await?;
+        let by_address = self
+            .count_try(
+                &format!("share-from:{address}"),
+                limits.share_per_address,
+                limits.share_window,
+            )
+            .await?;
+        if let Err(refused) = by_link.and(by_address) {
+            return Ok(Err(refused));
+        }
+        Ok(Ok(match access.password_hash.as_deref() {
+            Some(h) => secret::verify_password_async(password, h).await,
+            None => false,
+        }))
     }
 
     /// Counts a view (once per visitor session; the caller decides) and tells the owner about

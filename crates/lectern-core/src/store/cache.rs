@@ -232,6 +232,19 @@ impl ServerStore for CachedStore {
     ) -> Result<Vec<RateUsage>> {
         self.inner.exchange_rate_usage(server, bucket, mine).await
     }
+
+    async fn count_attempt(
+        &self,
+        key: &str,
+        now: Timestamp,
+        new_window_end: Timestamp,
+    ) -> Result<(i64, Timestamp)> {
+        self.inner.count_attempt(key, now, new_window_end).await
+    }
+
+    async fn forget_attempts(&self, now: Timestamp) -> Result<()> {
+        self.inner.forget_attempts(now).await
+    }
 }
 
 #[async_trait]
@@ -256,8 +269,20 @@ impl AccountStore for CachedStore {
         self.inner.find_login(username).await
     }
 
-    async fn set_login_failure(&self, user_id: i64, at: Option<Timestamp>) -> Result<()> {
-        self.inner.set_login_failure(user_id, at).await
+    async fn reserve_login(
+        &self,
+        user_id: i64,
+        address: &str,
+        now: Timestamp,
+        decide: LoginDecideFn,
+    ) -> Result<Option<i64>> {
+        self.inner
+            .reserve_login(user_id, address, now, decide)
+            .await
+    }
+
+    async fn clear_login_failures(&self, user_id: i64, address: &str) -> Result<()> {
+        self.inner.clear_login_failures(user_id, address).await
     }
 
     async fn create_session(&self, session: SessionRecord) -> Result<()> {

@@ -98,6 +98,7 @@ pub const TABLES: &[TableSpec] = &[
             ("secret_hash", Text),
             ("redirect_uris", Text),
             ("created_at", Int),
+            ("origin", Text),
         ],
         serial_id: true,
     },

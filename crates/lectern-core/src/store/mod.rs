@@ -97,6 +97,17 @@ pub trait ServerStore: Send + Sync {
     ) -> Result<Vec<RateUsage>> {
         Ok(Vec::new())
     }
+    /// Counts one try against `key` in one statement: in the key's window when it is still
+    /// open (its end after `now`), else in a new window ending at `new_window_end`. The tries
+    /// in the window (this one included) and the window's end.
+    async fn count_attempt(
+        &self,
+        key: &str,
+        now: Timestamp,
+        new_window_end: Timestamp,
+    ) -> Result<(i64, Timestamp)>;
+    /// Forgets the windows that ended by `now`.
+    async fn forget_attempts(&self, now: Timestamp) -> Result<()>;
 }
 
 /// Accounts, sign-in data and web sessions.
@@ -112,8 +123,18 @@ pub trait AccountStore: Send + Sync {
     async fn get_user(&self, id: i64) -> Result<Option<UserRecord>>;
     /// Sign-in data of the account with this username.
     async fn find_login(&self, username: &str) -> Result<Option<LoginRecord>>;
-    /// Counts a failed sign-in (`Some(at)`) or clears the count after a success (`None`).
-    async fn set_login_failure(&self, user_id: i64, at: Option<Timestamp>) -> Result<()>;
+    /// In one transaction: reads and locks the failures of the account at `address`, asks
+    /// `decide`, and, when it lets the try go on (`None`), counts it as a failure at `now`
+    /// before any password is checked. What `decide` answered (`Some(seconds)`: refused).
+    async fn reserve_login(
+        &self,
+        user_id: i64,
+        address: &str,
+        now: Timestamp,
+        decide: LoginDecideFn,
+    ) -> Result<Option<i64>>;
+    /// Forgets the failures of the account at `address` (after the right password).
+    async fn clear_login_failures(&self, user_id: i64, address: &str) -> Result<()>;
     /// Stores a web session.
     async fn create_session(&self, session: SessionRecord) -> Result<()>;
     /// The live session with this id hash.

@@ -58,11 +58,41 @@ pub struct NewApiKeyRecord {
     pub created_at: Timestamp,
 }
 
+/// How an OAuth client came to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientOrigin {
+    /// `lectern admin create-oauth-client`: the administrator chose its name.
+    Admin,
+    /// `/oauth/register` (RFC 7591): anyone, naming itself.
+    Registered,
+}
+
+impl ClientOrigin {
+    /// The stored form (`oauth_clients.origin`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClientOrigin::Admin => "admin",
+            ClientOrigin::Registered => "registered",
+        }
+    }
+
+    /// Reads the stored form; anything unknown is treated as unverified.
+    pub fn parse(s: &str) -> Self {
+        if s == "admin" {
+            ClientOrigin::Admin
+        } else {
+            ClientOrigin::Registered
+        }
+    }
+}
+
 /// A new OAuth client to store (the OAuth issue uses it).
 #[derive(Debug, Clone)]
 pub struct NewOAuthClientRecord {
     pub client_id: String,
     pub name: String,
+    /// Who made it: the administrator or anyone at `/oauth/register`.
+    pub origin: ClientOrigin,
     /// SHA-256 of the client secret; `None` for a public client.
     pub secret_hash: Option<String>,
     pub redirect_uris: Vec<String>,
@@ -164,9 +194,19 @@ pub struct NewShareRecord {
 pub struct LoginRecord {
     pub user_id: i64,
     pub password_hash: Option<String>,
-    pub failed_logins: i64,
-    pub last_failed_login_at: Option<Timestamp>,
 }
+
+/// The failed sign-ins of one account from one client address.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoginFailures {
+    /// Tries since the last success (each counted before its password was checked).
+    pub failures: i64,
+    pub last_failed_at: Option<Timestamp>,
+}
+
+/// Decides whether a sign-in may be tried now: `None` lets it go on (the store counts it),
+/// `Some(seconds)` refuses it for that long.
+pub type LoginDecideFn = Box<dyn FnOnce(LoginFailures) -> Option<i64> + Send>;
 
 /// A web session as stored (the id only as its hash).
 #[derive(Debug, Clone)]
@@ -204,6 +244,8 @@ pub struct ApiKeyInfo {
 pub struct OAuthClientRecord {
     pub client_id: String,
     pub name: String,
+    /// Who made it; a registered client's name is only what it says of itself.
+    pub origin: ClientOrigin,
     /// SHA-256 of the secret; `None` for a public client.
     pub secret_hash: Option<String>,
     pub redirect_uris: Vec<String>,
