@@ -5,6 +5,7 @@
 //! `network` decides which addresses the renderer may reach; `proxy` enforces it for
 //! Chromium, `fetch` for the server's own downloads (MCP `upload_image` from a URL).
 
+pub mod browser;
 pub mod fetch;
 pub mod files;
 pub mod network;

@@ -8,11 +8,19 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use std::collections::HashMap;
+use std::sync::{Arc, PoisonError};
+
+use chromiumoxide::Browser;
+use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
 use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
 use chromiumoxide::cdp::browser_protocol::page::{PrintToPdfParams, Viewport};
-use chromiumoxide::{Browser, BrowserConfig};
-use futures::StreamExt;
-use tokio::sync::{Mutex, OnceCell};
+use chromiumoxide::cdp::browser_protocol::target::{
+    CreateBrowserContextParams, CreateTargetParams,
+};
+use tokio::sync::{Mutex, OnceCell, Semaphore};
+
+use crate::export::browser::{self, Running};
 
 use crate::export::network::{RenderNetwork, system_resolver};
 use crate::export::proxy::RenderProxy;
@@ -90,60 +98,6 @@ pub enum PdfError {
     Transient(String),
 }
 
-/// `bin`, started so that it dies with this process and yields the CPU to it: a script in
-/// `dir` that runs it under `setpriv --pdeathsig KILL` (util-linux), so that a server killed
-/// with SIGKILL (or a test that stops one so) leaves no browser behind, and under `nice -n
-/// 10`, so that thumbnails, exports and screenshots (background work, all of it) take the
-/// CPU the requests leave. The signal comes when the thread that started the browser ends:
-/// one of the runtime's workers, which live as long as it does. Run with `CAP_SYS_NICE` (as
-/// root), Chromium would raise its own threads' priority (its main thread to nice -8, above
-/// every request's): where this process may (`CAP_SETPCAP`), the script also takes that
-/// capability from the browser (`--bounding-set -sys_nice`), so that, like any other user's,
-/// it cannot. `bin` itself where `setpriv` is missing or the script cannot be written.
-fn browser_launcher(bin: &Path, dir: &Path) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let first = |paths: [&'static str; 2]| {
-        paths
-            .into_iter()
-            .map(Path::new)
-            .find(|p| p.is_file())
-            .map(|p| p.display().to_string())
-    };
-    let Some(setpriv) = first(["/usr/bin/setpriv", "/bin/setpriv"]) else {
-        return bin.to_path_buf();
-    };
-    let nice = first(["/usr/bin/nice", "/bin/nice"])
-        .map(|nice| format!("{nice} -n {BROWSER_NICENESS} "))
-        .unwrap_or_default();
-    let effective = effective_capabilities().unwrap_or(0);
-    let caps = if effective & CAP_SETPCAP != 0 && effective & CAP_SYS_NICE != 0 {
-        "--bounding-set -sys_nice "
-    } else {
-        ""
-    };
-    let quoted = bin.display().to_string().replace('\'', r"'\''");
-    let script =
-        format!("#!/bin/sh\nexec {nice}{setpriv} --pdeathsig KILL {caps}-- '{quoted}' \"$@\"\n");
-    let path = dir.join("lectern-chromium");
-    let written = std::fs::write(&path, script)
-        .and_then(|()| std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700)));
-    match written {
-        Ok(()) => path,
-        Err(_) => bin.to_path_buf(),
-    }
-}
-
-/// Capability bits (`linux/capability.h`).
-const CAP_SETPCAP: u64 = 1 << 8;
-const CAP_SYS_NICE: u64 = 1 << 23;
-
-/// This process's effective capabilities (`CapEff` in `/proc/self/status`).
-fn effective_capabilities() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let hex = status.lines().find_map(|l| l.strip_prefix("CapEff:"))?;
-    u64::from_str_radix(hex.trim(), 16).ok()
-}
-
 /// The browser's niceness (requests run at 0): under load, a busy browser thread gets about
 /// a tenth of a request thread's share of a core (the kernel's weights: 110 against 1024).
 pub const BROWSER_NICENESS: i32 = 10;
@@ -174,14 +128,53 @@ pub fn find_chromium(configured: Option<&Path>) -> Option<PathBuf> {
         })
 }
 
-/// A warm headless Chromium behind its proxy.
+/// A warm headless Chromium behind its proxy. Each render runs in a browser context of its
+/// own (its own renderer processes, cookies and storage, disposed afterwards) under a time
+/// limit; renders run side by side, one at a time per account, so one account's slow or
+/// stuck deck never holds up another's.
 pub struct PdfRenderer {
     chromium: Option<PathBuf>,
     /// What the pages may load from the network.
     network: RenderNetwork,
     /// Chromium's only way out, started with the first render and kept across browser restarts.
     proxy: OnceCell<RenderProxy>,
-    browser: Mutex<Option<(Browser, tokio::task::JoinHandle<()>, tempfile::TempDir)>>,
+    /// The running browser, started with the first render and again after it died.
+    browser: Mutex<Option<Arc<Running>>>,
+    /// Renders at once, over all accounts.
+    slots: Semaphore,
+    /// One render at a time per account (by owner id).
+    accounts: std::sync::Mutex<HashMap<i64, Arc<Semaphore>>>,
+    /// Longest one render may take before its pages are closed.
+    limit: Duration,
+}
+
+/// Renders at once over all accounts.
+const RENDER_SLOTS: usize = 3;
+/// Longest one render (a PDF, a thumbnail, the pictures of a PowerPoint export) may take.
+pub const RENDER_LIMIT: Duration = Duration::from_secs(90);
+/// Longest wait for a render's browser context to close before the browser is replaced.
+const DISPOSE_LIMIT: Duration = Duration::from_secs(5);
+
+/// What a render job works with: the browser, its own browser context, and the proxy.
+struct Render<'a> {
+    browser: &'a Browser,
+    context: BrowserContextId,
+    proxy: &'a RenderProxy,
+}
+
+impl Render<'_> {
+    /// Opens `url` in a new page of this render's context.
+    async fn open(&self, url: &str) -> Result<chromiumoxide::Page, PdfError> {
+        let params = CreateTargetParams::builder()
+            .url(url)
+            .browser_context_id(self.context.clone())
+            .build()
+            .map_err(PdfError::Transient)?;
+        self.browser
+            .new_page(params)
+            .await
+            .map_err(|e| PdfError::Transient(format!("opening the deck failed: {e}")))
+    }
 }
 
 const INSTALL_HINT: &str = "Chromium was not found: install it (apt-get install chromium) or pass --chrome-path / LECTERN_CHROME";
@@ -195,7 +188,16 @@ impl PdfRenderer {
             network: RenderNetwork::default(),
             proxy: OnceCell::new(),
             browser: Mutex::new(None),
+            slots: Semaphore::new(RENDER_SLOTS),
+            accounts: Default::default(),
+            limit: RENDER_LIMIT,
         }
+    }
+
+    /// The same renderer with another time limit per render.
+    pub fn with_limit(mut self, limit: Duration) -> Self {
+        self.limit = limit;
+        self
     }
 
     /// What the renderer (and the server's own fetches) may reach.
@@ -209,59 +211,45 @@ impl PdfRenderer {
         self
     }
 
-    async fn launch(
-        bin: &Path,
-        proxy: &RenderProxy,
-    ) -> Result<(Browser, tokio::task::JoinHandle<()>, tempfile::TempDir), PdfError> {
-        let profile = tempfile::tempdir().map_err(|e| PdfError::Transient(e.to_string()))?;
-        let wrapped = browser_launcher(bin, profile.path());
-        match Self::launch_with(&wrapped, proxy, &profile).await {
-            Err(e) if wrapped != bin => {
-                tracing::warn!(error = ?e, "Chromium did not start under setpriv; starting it alone");
-                Self::launch_with(bin, proxy, &profile).await
-            }
-            launched => launched,
+    /// The running browser, started when there is none or it died.
+    async fn running(&self, bin: &Path, proxy: &RenderProxy) -> Result<Arc<Running>, PdfError> {
+        let mut guard = self.browser.lock().await;
+        if let Some(running) = guard.as_ref().filter(|r| r.alive()) {
+            return Ok(running.clone());
         }
-        .map(|(browser, events)| (browser, events, profile))
+        let running = Arc::new(browser::launch(bin, proxy.addr()).await?);
+        *guard = Some(running.clone());
+        Ok(running)
     }
 
-    async fn launch_with(
-        bin: &Path,
-        proxy: &RenderProxy,
-        profile: &tempfile::TempDir,
-    ) -> Result<(Browser, tokio::task::JoinHandle<()>), PdfError> {
-        let proxy_server = format!("http://{}", proxy.addr());
-        let config = BrowserConfig::builder()
-            .chrome_executable(bin)
-            .no_sandbox()
-            .new_headless_mode()
-            .user_data_dir(profile.path())
-            // Flag names without "--": chromiumoxide adds it (and would pass "----disable-gpu",
-            // which Chromium ignores).
-            .args(["disable-gpu", "disable-component-update", "no-first-run"])
-            // Every request goes to the proxy, loopback ones too (Chromium bypasses proxies
-            // for loopback unless told not to).
-            .arg(("proxy-server", proxy_server.as_str()))
-            .arg(("proxy-bypass-list", "<-loopback>"))
-            // Chromium resolves no name itself (the proxy does) and has no way around the
-            // proxy: no QUIC, no WebRTC over UDP.
-            .arg(("host-resolver-rules", "MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"))
-            .arg("disable-quic")
-            .arg(("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"))
-            .build()
-            .map_err(PdfError::Transient)?;
-        let (browser, mut handler) = Browser::launch(config)
-            .await
-            .map_err(|e| PdfError::Transient(format!("Chromium did not start: {e}")))?;
-        let events = tokio::spawn(async move { while let Some(Ok(_)) = handler.next().await {} });
-        Ok((browser, events))
+    /// Forgets `running` (when it is still the current browser); it is killed once the
+    /// renders still using it end.
+    async fn forget(&self, running: &Arc<Running>) {
+        let mut guard = self.browser.lock().await;
+        if guard.as_ref().is_some_and(|r| Arc::ptr_eq(r, running)) {
+            *guard = None;
+        }
     }
 
-    /// Runs `job` with the warm browser (starting it when needed); a failed job's browser is
-    /// replaced on the next call.
+    /// The semaphore that lets one render of `owner` run at a time.
+    fn account(&self, owner: i64) -> Arc<Semaphore> {
+        let mut accounts = self.accounts.lock().unwrap_or_else(PoisonError::into_inner);
+        // Semaphores nobody waits on are let go now and then.
+        if accounts.len() > 1024 {
+            accounts.retain(|_, s| Arc::strong_count(s) > 1);
+        }
+        accounts
+            .entry(owner)
+            .or_insert_with(|| Arc::new(Semaphore::new(1)))
+            .clone()
+    }
+
+    /// Runs `job` for an account (`owner`) in a browser context of its own, within the time
+    /// limit; the context (and so every page the job opened) is closed afterwards.
     async fn with_browser<T>(
         &self,
-        job: impl AsyncFnOnce(&Browser, &RenderProxy) -> Result<T, PdfError>,
+        owner: i64,
+        job: impl AsyncFnOnce(&Render<'_>) -> Result<T, PdfError>,
     ) -> Result<T, PdfError> {
         let Some(bin) = &self.chromium else {
             return Err(PdfError::Permanent(INSTALL_HINT.into()));
@@ -271,19 +259,44 @@ impl PdfRenderer {
             .get_or_try_init(|| RenderProxy::start(self.network, system_resolver()))
             .await
             .map_err(|e| PdfError::Transient(format!("the renderer's proxy did not start: {e}")))?;
-        let mut guard = self.browser.lock().await;
-        if guard.is_none() {
-            *guard = Some(Self::launch(bin, proxy).await?);
-        }
-        let result = {
-            let (browser, _, _) = guard.as_ref().expect("the browser was just started");
-            job(browser, proxy).await
-        };
-        if result.is_err()
-            && let Some((mut browser, events, _profile)) = guard.take()
+        let account = self.account(owner);
+        let _own_turn = account.acquire().await.expect("never closed");
+        let _slot = self.slots.acquire().await.expect("never closed");
+        let running = self.running(bin, proxy).await?;
+        let context = match running
+            .browser
+            .create_browser_context(CreateBrowserContextParams::default())
+            .await
         {
-            let _ = browser.close().await;
-            events.abort();
+            Ok(context) => context,
+            Err(e) => {
+                self.forget(&running).await;
+                return Err(PdfError::Transient(format!(
+                    "the browser did not answer: {e}"
+                )));
+            }
+        };
+        let render = Render {
+            browser: &running.browser,
+            context: context.clone(),
+            proxy,
+        };
+        let result = tokio::time::timeout(self.limit, job(&render))
+            .await
+            .unwrap_or_else(|_| {
+                Err(PdfError::Transient(format!(
+                    "rendering took longer than {} s and was stopped",
+                    self.limit.as_secs()
+                )))
+            });
+        let disposed = tokio::time::timeout(
+            DISPOSE_LIMIT,
+            running.browser.dispose_browser_context(context),
+        )
+        .await;
+        if !matches!(disposed, Ok(Ok(()))) {
+            tracing::warn!("a render's pages did not close; the browser is replaced");
+            self.forget(&running).await;
         }
         result
     }
@@ -292,15 +305,16 @@ impl PdfRenderer {
     /// path) to PDF.
     pub async fn print(
         &self,
+        owner: i64,
         files: Vec<(String, Vec<u8>)>,
         width: i64,
         height: i64,
         margin: f64,
     ) -> Result<Vec<u8>, PdfError> {
-        self.with_browser(async |b, proxy| {
-            let page = proxy.publish(files);
+        self.with_browser(owner, async |r| {
+            let page = r.proxy.publish(files);
             let url = format!("{}?print-pdf", page.url());
-            Self::print_with(b, &url, width, height, margin).await
+            Self::print_with(r, &url, width, height, margin).await
         })
         .await
     }
@@ -309,14 +323,15 @@ impl PdfRenderer {
     /// window's 1280x720 (thumbnails and the MCP server's slide screenshots).
     pub async fn render_slide_png(
         &self,
+        owner: i64,
         files: Vec<(String, Vec<u8>)>,
         h: usize,
         v: usize,
     ) -> Result<Vec<u8>, PdfError> {
-        self.with_browser(async |b, proxy| {
-            let page = proxy.publish(files);
+        self.with_browser(owner, async |r| {
+            let page = r.proxy.publish(files);
             let url = format!("{}#/{h}/{v}", page.url());
-            Self::screenshot_with(b, &url).await
+            Self::screenshot_with(r, &url).await
         })
         .await
     }
@@ -327,14 +342,15 @@ impl PdfRenderer {
     /// cannot map).
     pub async fn snapshots(
         &self,
+        owner: i64,
         files: Vec<(String, Vec<u8>)>,
         width: i64,
         height: i64,
         requests: &[SnapshotRequest],
     ) -> Result<Vec<Option<Vec<u8>>>, PdfError> {
-        self.with_browser(async |b, proxy| {
-            let published = proxy.publish(files);
-            let page = Self::open_ready(b, &published.url()).await?;
+        self.with_browser(owner, async |r| {
+            let published = r.proxy.publish(files);
+            let page = Self::open_ready(r, &published.url()).await?;
             let result = Self::snapshots_on(&page, width, height, requests).await;
             let _ = page.close().await;
             result
@@ -407,11 +423,8 @@ impl PdfRenderer {
     }
 
     /// Opens `url` and waits until reveal.js and the fonts are ready.
-    async fn open_ready(browser: &Browser, url: &str) -> Result<chromiumoxide::Page, PdfError> {
-        let page = browser
-            .new_page(url)
-            .await
-            .map_err(|e| PdfError::Transient(format!("opening the deck failed: {e}")))?;
+    async fn open_ready(r: &Render<'_>, url: &str) -> Result<chromiumoxide::Page, PdfError> {
+        let page = r.open(url).await?;
         let ready = "typeof Reveal !== 'undefined' && Reveal.isReady() && document.fonts.status === 'loaded'";
         for _ in 0..200 {
             if let Ok(r) = page.evaluate(ready).await
@@ -425,8 +438,8 @@ impl PdfRenderer {
         Err(PdfError::Transient("the deck never became ready".into()))
     }
 
-    async fn screenshot_with(browser: &Browser, url: &str) -> Result<Vec<u8>, PdfError> {
-        let page = Self::open_ready(browser, url).await?;
+    async fn screenshot_with(r: &Render<'_>, url: &str) -> Result<Vec<u8>, PdfError> {
+        let page = Self::open_ready(r, url).await?;
         let png = page
             .screenshot(chromiumoxide::page::ScreenshotParams::builder().build())
             .await
@@ -436,16 +449,13 @@ impl PdfRenderer {
     }
 
     async fn print_with(
-        browser: &Browser,
+        r: &Render<'_>,
         url: &str,
         width: i64,
         height: i64,
         margin: f64,
     ) -> Result<Vec<u8>, PdfError> {
-        let page = browser
-            .new_page(url)
-            .await
-            .map_err(|e| PdfError::Transient(format!("opening the deck failed: {e}")))?;
+        let page = r.open(url).await?;
         let ready = "document.body && document.body.getAttribute('data-pdf-ready') === '1'";
         let mut laid_out = false;
         for _ in 0..600 {
@@ -481,5 +491,71 @@ impl PdfRenderer {
             .map_err(|e| PdfError::Transient(format!("printing failed: {e}")));
         let _ = page.close().await;
         pdf
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The browser, or `None` (a failure under CI).
+    fn chromium() -> Option<PathBuf> {
+        let found = find_chromium(None);
+        assert!(
+            found.is_some() || std::env::var("CI").as_deref() != Ok("true"),
+            "Chromium is required under CI"
+        );
+        found
+    }
+
+    /// A one-slide presentation with Lectern's own reveal.js set-up.
+    fn deck() -> Vec<(String, Vec<u8>)> {
+        let mut files = crate::web::viewer::offline_assets();
+        files.push((
+            "index.html".into(),
+            b"<!doctype html><html><head><link rel=\"stylesheet\" href=\"reveal/reveal.css\"></head>\
+              <body><div class=\"reveal main\"><div class=\"slides\"><section><h1>Hi</h1></section></div></div>\
+              <script id=\"lectern-config\" type=\"application/json\">{\"mode\":\"view\",\"reveal\":{\"width\":1280,\"height\":720}}</script>\
+              <script src=\"reveal/reveal.js\"></script><script src=\"reveal/plugin/notes.js\"></script><script src=\"web/init.js\"></script></body></html>"
+                .to_vec(),
+        ));
+        files
+    }
+
+    /// A page whose own script never ends (as a slide's script would if one ever ran).
+    fn looping() -> Vec<(String, Vec<u8>)> {
+        vec![
+            (
+                "index.html".into(),
+                b"<!doctype html><script src=\"loop.js\"></script>".to_vec(),
+            ),
+            ("loop.js".into(), b"while (true) {}".to_vec()),
+        ]
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_render_that_never_ends_is_stopped_and_holds_up_no_other_account() {
+        let Some(bin) = chromium() else { return };
+        let renderer = Arc::new(PdfRenderer::new(Some(bin)).with_limit(Duration::from_secs(20)));
+        let stuck = {
+            let renderer = renderer.clone();
+            tokio::spawn(async move { renderer.render_slide_png(1, looping(), 0, 0).await })
+        };
+        // Another account's picture is drawn while the first render is still stuck.
+        let png = renderer.render_slide_png(2, deck(), 0, 0).await;
+        let png = png.unwrap_or_else(|e| panic!("the other account's render failed: {e:?}"));
+        assert!(png.starts_with(b"\x89PNG"));
+        assert!(
+            !stuck.is_finished(),
+            "the stuck render ended before the other"
+        );
+        let stopped = stuck.await.unwrap();
+        assert!(
+            matches!(&stopped, Err(PdfError::Transient(m)) if m.contains("longer than")),
+            "{:?}",
+            stopped.err()
+        );
+        // The same account renders again afterwards.
+        assert!(renderer.render_slide_png(1, deck(), 0, 0).await.is_ok());
     }
 }

@@ -94,7 +94,8 @@ pub async fn build_pptx(
         let files = presentation_files(core, deck, None)
             .await
             .map_err(|e| transient("reading the deck's media", &e))?;
-        pdf.snapshots(files, d.width, d.height, &requests).await?
+        pdf.snapshots(d.owner_id, files, d.width, d.height, &requests)
+            .await?
     };
 
     let slides = readings

@@ -223,6 +223,7 @@ impl Exporter {
                 };
                 self.pdf
                     .print(
+                        deck.deck.owner_id,
                         self.files_of(&deck, Some(print)).await?,
                         deck.deck.width,
                         deck.deck.height,
@@ -259,7 +260,7 @@ pub async fn slide_png(
     let files = presentation_files(core, deck, None)
         .await
         .map_err(|e| PdfError::Transient(format!("reading the deck's media failed: {e}")))?;
-    pdf.render_slide_png(files, h, v).await
+    pdf.render_slide_png(deck.deck.owner_id, files, h, v).await
 }
 
 /// Why building an export failed.

@@ -831,14 +831,15 @@ async fn server_with_its_browser() -> Option<ServerWithBrowser> {
     .unwrap();
     assert_eq!(status, 201, "{made}");
     // The thumbnail starts the browser (a child of the server) within moments: through a
-    // script, then `nice` and `setpriv`, whose process becomes Chromium's once its last
+    // shell script, then `nice` and `setpriv`, whose process becomes Chromium's once its last
     // `exec` is done.
     let mut browser = None;
     for _ in 0..400 {
         browser = children(server_pid).into_iter().find(|(_, cmdline)| {
-            cmdline.contains("remote-debugging-port")
+            cmdline.contains("remote-debugging-pipe")
                 && !cmdline.contains("lectern-chromium")
                 && !cmdline.contains("setpriv")
+                && !cmdline.contains("nice")
         });
         if browser.is_some() {
             break;
@@ -949,4 +950,82 @@ async fn the_browser_yields_the_cpu_to_requests() {
         "the browser's processes were not found: {processes:?}, {threads} threads"
     );
     running.server.kill().await.unwrap();
+}
+
+/// The server's Chromium listens on no TCP port (DevTools runs over a pipe), and keeps its
+/// sandbox where the kernel offers user namespaces (as `nobody` when the server is root).
+/// Runs in the SQLite pass.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_browser_listens_on_no_port_and_keeps_its_sandbox() {
+    let Some(running) = server_with_its_browser().await else {
+        return;
+    };
+    let (browser, cmdline) = running.browser.clone();
+    // Wait until the thumbnail is drawn: the browser and its helpers are all up.
+    let thumbnail = async {
+        loop {
+            let (_, deck) = crate::common::send_json(
+                &reqwest::Client::new(),
+                Method::GET,
+                format!("{}/v1/decks/{}", running.base, running.deck),
+                &running.key,
+                None,
+            )
+            .await
+            .unwrap();
+            if !deck["data"]["thumbnail_url"]
+                .as_str()
+                .unwrap()
+                .ends_with(".svg")
+            {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    };
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(30), thumbnail).await;
+    let mut family = vec![browser];
+    let mut i = 0;
+    while i < family.len() {
+        family.extend(children(family[i]).into_iter().map(|(pid, _)| pid));
+        i += 1;
+    }
+    let sockets: std::collections::HashSet<String> = family
+        .iter()
+        .flat_map(|pid| {
+            std::fs::read_dir(format!("/proc/{pid}/fd"))
+                .into_iter()
+                .flatten()
+        })
+        .flatten()
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .filter_map(|link| {
+            let link = link.to_string_lossy().into_owned();
+            Some(
+                link.strip_prefix("socket:[")?
+                    .strip_suffix(']')?
+                    .to_string(),
+            )
+        })
+        .collect();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        let text = std::fs::read_to_string(table).unwrap_or_default();
+        for line in text.lines().skip(1) {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            // `st` 0A is LISTEN; the tenth field is the socket's inode.
+            assert!(
+                !(fields[3] == "0A" && sockets.contains(fields[9])),
+                "the browser listens on {}: {cmdline}",
+                fields[1]
+            );
+        }
+    }
+    assert!(!cmdline.contains("remote-debugging-port"), "{cmdline}");
+    let namespaces = std::fs::read_to_string("/proc/sys/user/max_user_namespaces")
+        .ok()
+        .and_then(|n| n.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    if namespaces > 0 {
+        assert!(!cmdline.contains("--no-sandbox"), "{cmdline}");
+    }
 }

@@ -1,0 +1,320 @@
+//! Starting the renderer's headless Chromium so that nothing but this process can drive it.
+//!
+//! - DevTools runs over a pipe (`--remote-debugging-pipe`: commands on the browser's fd 3,
+//!   answers on fd 4), never on a TCP port another local user could reach. chromiumoxide
+//!   speaks WebSocket only, so a bridge in this process relays between the pipe and one
+//!   WebSocket connection on `127.0.0.1`, accepted once, at a random secret path, after
+//!   which the listener is closed: no port stays open.
+//! - Chromium keeps its sandbox. Run as root (where Chromium refuses its sandbox), it runs as
+//!   the user `nobody` instead; only where even that fails to start does it run without the
+//!   sandbox, with a warning in the log.
+//! - It runs under `setpriv --pdeathsig KILL` (it dies with this process) and `nice`, so
+//!   background rendering takes the CPU requests leave; as root, without `CAP_SYS_NICE`.
+
+use std::net::Ipv4Addr;
+use std::path::Path;
+use std::process::Stdio;
+
+use async_tungstenite::tungstenite::Message;
+use async_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
+use chromiumoxide::Browser;
+use futures::StreamExt;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpListener;
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::task::JoinHandle;
+
+use crate::export::pdf::{BROWSER_NICENESS, PdfError};
+
+/// The user an unprivileged browser runs as when this process is root.
+const NOBODY: u32 = 65534;
+
+/// A running browser; it is killed when this is dropped.
+pub struct Running {
+    pub browser: Browser,
+    /// Drives chromiumoxide's connection; ends when the browser is gone.
+    events: JoinHandle<()>,
+    bridge: JoinHandle<()>,
+    _child: Child,
+    _profile: tempfile::TempDir,
+}
+
+impl Running {
+    /// Whether the browser still answers (its connection has not ended).
+    pub fn alive(&self) -> bool {
+        !self.events.is_finished() && !self.bridge.is_finished()
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.events.abort();
+        self.bridge.abort();
+    }
+}
+
+/// How the browser is isolated.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Isolation {
+    /// Chromium's own sandbox (as `nobody` when this process is root).
+    Sandboxed,
+    /// No sandbox: only where the sandboxed start failed.
+    Unsandboxed,
+}
+
+/// Starts `bin` behind the proxy at `proxy` (see `pdf.rs` for why every request goes there).
+pub async fn launch(bin: &Path, proxy: std::net::SocketAddr) -> Result<Running, PdfError> {
+    match launch_as(bin, proxy, Isolation::Sandboxed).await {
+        Ok(running) => Ok(running),
+        Err(e) => {
+            tracing::warn!(
+                error = ?e,
+                "Chromium did not start with its sandbox; rendering without it (see the README's security notes)"
+            );
+            launch_as(bin, proxy, Isolation::Unsandboxed).await
+        }
+    }
+}
+
+async fn launch_as(
+    bin: &Path,
+    proxy: std::net::SocketAddr,
+    isolation: Isolation,
+) -> Result<Running, PdfError> {
+    let transient = |what: &str, e: &dyn std::fmt::Display| {
+        PdfError::Transient(format!("Chromium did not start ({what}): {e}"))
+    };
+    let root = effective_uid() == Some(0);
+    let profile = tempfile::tempdir().map_err(|e| transient("profile", &e))?;
+    let as_nobody = root && isolation == Isolation::Sandboxed;
+    if as_nobody {
+        std::os::unix::fs::chown(profile.path(), Some(NOBODY), Some(NOBODY))
+            .map_err(|e| transient("profile", &e))?;
+    }
+    let mut command = tokio::process::Command::new("/bin/sh");
+    command
+        .arg("-c")
+        .arg(launch_script(as_nobody))
+        .arg("lectern-chromium")
+        .arg(bin)
+        .args(chromium_args(profile.path(), proxy, isolation))
+        .env("HOME", profile.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    let mut child = command.spawn().map_err(|e| transient("spawn", &e))?;
+    let to_browser = child.stdin.take().expect("stdin was piped");
+    let from_browser = child.stdout.take().expect("stdout was piped");
+
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .await
+        .map_err(|e| transient("bridge", &e))?;
+    let secret = lectern_core::secret::random_alphanumeric(40);
+    let url = format!(
+        "ws://{}/devtools/{secret}",
+        listener.local_addr().map_err(|e| transient("bridge", &e))?
+    );
+    let bridge = tokio::spawn(bridge(listener, secret, to_browser, from_browser));
+    let connect = Browser::connect(url);
+    let (browser, mut handler) = tokio::time::timeout(LAUNCH_LIMIT, connect)
+        .await
+        .map_err(|_| transient("connect", &"no answer in time"))?
+        .map_err(|e| transient("connect", &e))?;
+    let events = tokio::spawn(async move { while let Some(Ok(_)) = handler.next().await {} });
+    let running = Running {
+        browser,
+        events,
+        bridge,
+        _child: child,
+        _profile: profile,
+    };
+    // A browser that cannot start (a sandbox the kernel refuses, say) closes its pipe.
+    tokio::time::timeout(LAUNCH_LIMIT, running.browser.version())
+        .await
+        .map_err(|_| transient("version", &"no answer in time"))?
+        .map_err(|e| transient("version", &e))?;
+    Ok(running)
+}
+
+/// Longest wait for a new browser to answer.
+const LAUNCH_LIMIT: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// The shell script that starts Chromium (`$1`, with its flags after it) with the pipe on
+/// fds 3 and 4, under `nice` and `setpriv` where they exist.
+fn launch_script(as_nobody: bool) -> String {
+    let first = |paths: [&'static str; 2]| {
+        paths
+            .into_iter()
+            .find(|p| Path::new(p).is_file())
+            .map(str::to_string)
+    };
+    let nice = first(["/usr/bin/nice", "/bin/nice"])
+        .map(|nice| format!("{nice} -n {BROWSER_NICENESS} "))
+        .unwrap_or_default();
+    let setpriv = match first(["/usr/bin/setpriv", "/bin/setpriv"]) {
+        Some(setpriv) => {
+            let effective = effective_capabilities().unwrap_or(0);
+            let caps = if effective & CAP_SETPCAP != 0 && effective & CAP_SYS_NICE != 0 {
+                "--bounding-set -sys_nice "
+            } else {
+                ""
+            };
+            let user = if as_nobody {
+                format!("--reuid={NOBODY} --regid={NOBODY} --clear-groups ")
+            } else {
+                String::new()
+            };
+            format!("{setpriv} --pdeathsig KILL {user}{caps}-- ")
+        }
+        None => String::new(),
+    };
+    format!("exec 3<&0 4>&1 </dev/null >/dev/null; exec {nice}{setpriv}\"$@\"")
+}
+
+fn chromium_args(profile: &Path, proxy: std::net::SocketAddr, isolation: Isolation) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "--remote-debugging-pipe",
+        "--headless=new",
+        "--hide-scrollbars",
+        "--mute-audio",
+        "--disable-gpu",
+        "--disable-component-update",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-background-timer-throttling",
+        "--disable-backgrounding-occluded-windows",
+        "--disable-breakpad",
+        "--disable-client-side-phishing-detection",
+        "--disable-default-apps",
+        "--disable-dev-shm-usage",
+        "--disable-extensions",
+        "--disable-sync",
+        "--disable-features=TranslateUI",
+        "--disable-renderer-backgrounding",
+        "--force-color-profile=srgb",
+        "--metrics-recording-only",
+        "--password-store=basic",
+        "--use-mock-keychain",
+        "--lang=en_US",
+        // Every request goes to the proxy, loopback ones too (Chromium bypasses proxies for
+        // loopback unless told not to).
+        "--proxy-bypass-list=<-loopback>",
+        // Chromium resolves no name itself (the proxy does) and has no way around the
+        // proxy: no QUIC, no WebRTC over UDP.
+        "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+        "--disable-quic",
+        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+    ]
+    .into_iter()
+    .map(str::to_string)
+    .collect();
+    args.push(format!("--proxy-server=http://{proxy}"));
+    args.push(format!("--user-data-dir={}", profile.display()));
+    if isolation == Isolation::Unsandboxed {
+        args.push("--no-sandbox".into());
+    }
+    args.push("about:blank".into());
+    args
+}
+
+/// Relays one WebSocket connection, at `/devtools/<secret>`, to and from the browser's
+/// pipe: each text message is one DevTools message, ended by a NUL byte on the pipe.
+async fn bridge(
+    listener: TcpListener,
+    secret: String,
+    mut to_browser: ChildStdin,
+    from_browser: ChildStdout,
+) {
+    let path = format!("/devtools/{secret}");
+    let socket = loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            return;
+        };
+        #[expect(
+            clippy::result_large_err,
+            reason = "the handshake callback's type is tungstenite's"
+        )]
+        let check = |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {
+            if req.uri().path() == path {
+                Ok(resp)
+            } else {
+                let mut refusal = ErrorResponse::new(None);
+                *refusal.status_mut() = axum::http::StatusCode::NOT_FOUND;
+                Err(refusal)
+            }
+        };
+        if let Ok(socket) = async_tungstenite::tokio::accept_hdr_async(stream, check).await {
+            break socket;
+        }
+    };
+    // The one connection is made: nothing else may connect.
+    drop(listener);
+    let (mut sink, mut source) = socket.split();
+    let upstream = async move {
+        while let Some(Ok(message)) = source.next().await {
+            let bytes = match message {
+                Message::Text(text) => text.as_bytes().to_vec(),
+                Message::Binary(bytes) => bytes.to_vec(),
+                Message::Close(_) => break,
+                _ => continue,
+            };
+            if to_browser.write_all(&bytes).await.is_err()
+                || to_browser.write_all(b"\0").await.is_err()
+            {
+                break;
+            }
+        }
+    };
+    let downstream = async move {
+        let mut reader = BufReader::new(from_browser);
+        let mut buffer = Vec::new();
+        loop {
+            buffer.clear();
+            match reader.read_until(0, &mut buffer).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    if buffer.last() == Some(&0) {
+                        buffer.pop();
+                    }
+                    let text = String::from_utf8_lossy(&buffer).into_owned();
+                    if sink.send(Message::text(text)).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+        let _ = sink.close(None).await;
+    };
+    tokio::select! {
+        () = upstream => {}
+        () = downstream => {}
+    }
+}
+
+/// Capability bits (`linux/capability.h`).
+const CAP_SETPCAP: u64 = 1 << 8;
+const CAP_SYS_NICE: u64 = 1 << 23;
+
+/// A field of `/proc/self/status`.
+fn status_field(name: &str) -> Option<String> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(name))
+        .map(|v| v.trim().to_string())
+}
+
+/// This process's effective capabilities (`CapEff`).
+fn effective_capabilities() -> Option<u64> {
+    u64::from_str_radix(&status_field("CapEff:")?, 16).ok()
+}
+
+/// This process's effective user id (the second field of `Uid`).
+fn effective_uid() -> Option<u32> {
+    status_field("Uid:")?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
