@@ -14,6 +14,8 @@ use crate::notify::SmtpNotifier;
 
 /// Runs the HTTP service.
 pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
+    // Held until `run` returns: one server per SQLite database.
+    let _serving = opts.lock_for_serving()?;
     let store = opts.open_store().await?;
     let listener = TcpListener::bind(&opts.listen)
         .await

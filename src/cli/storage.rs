@@ -168,6 +168,74 @@ impl StorageOptions {
         })
     }
 
+    /// The SQLite database file these options name; `None` on PostgreSQL (and for an
+    /// in-memory database).
+    pub fn sqlite_path(&self) -> Option<PathBuf> {
+        match &self.database_url {
+            None => Some(self.data_dir.join("lectern.db")),
+            Some(url) => {
+                let rest = url.strip_prefix("sqlite:")?;
+                let rest = rest.strip_prefix("//").unwrap_or(rest);
+                let path = rest.split('?').next().unwrap_or(rest);
+                (!path.is_empty() && path != ":memory:").then(|| PathBuf::from(path))
+            }
+        }
+    }
+
+    /// Takes the serving lock of the SQLite database (`<database>.lock`, beside it: in the
+    /// data dir by default), held until the returned file is dropped, i.e. for the life of
+    /// `serve`. A second server on the same SQLite data would keep caches the first one's
+    /// writes do not reach in time and serve stale reads, so it is refused with the reason.
+    /// Admin commands, `lectern mcp` and `lectern worker` do not take it: the contract runs
+    /// them beside a server. Nothing to lock on PostgreSQL, which any number of servers share.
+    pub fn lock_for_serving(&self) -> anyhow::Result<Option<std::fs::File>> {
+        let Some(db) = self.sqlite_path() else {
+            return Ok(None);
+        };
+        if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create the data dir {}", dir.display()))?;
+        }
+        let mut name = db.file_name().unwrap_or_default().to_os_string();
+        name.push(".lock");
+        let path = db.with_file_name(name);
+        // Not truncated on open: the holder's pid stays readable until the lock is ours.
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .with_context(|| format!("cannot open the lock file {}", path.display()))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let mut holder = String::new();
+                let _ = std::io::Read::read_to_string(&mut file, &mut holder);
+                let holder = holder.trim();
+                let pid = if holder.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (pid {holder})")
+                };
+                bail!(
+                    "another lectern server{pid} is already serving the SQLite database {} \
+                     (lock file {}); two servers on one SQLite database would answer stale \
+                     reads. Stop the other server first, or use PostgreSQL \
+                     (--database-url postgres://...) to run several servers",
+                    db.display(),
+                    path.display()
+                );
+            }
+            Err(std::fs::TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("cannot lock {}", path.display()));
+            }
+        }
+        file.set_len(0)?;
+        std::io::Write::write_all(&mut file, format!("{}\n", std::process::id()).as_bytes())?;
+        Ok(Some(file))
+    }
+
     /// Opens the configured store, creating the data dir and running migrations.
     pub async fn open_store(&self) -> anyhow::Result<Arc<dyn Store>> {
         let url = match &self.database_url {

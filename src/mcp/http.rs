@@ -22,7 +22,7 @@ use axum::response::{IntoResponse, Response};
 use futures::future::BoxFuture;
 use futures::{StreamExt, future};
 use lectern_core::Error;
-use lectern_core::auth::Resource;
+use lectern_core::auth::{Caller, Principal, Resource};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::session::never::NeverSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
@@ -69,6 +69,7 @@ pub fn service(state: &AppState) -> McpService {
         StreamableHttpServerConfig::default().with_allowed_hosts(allowed_hosts(&state.core));
     McpService {
         max_body: config.max_request_body_bytes,
+        owners: Arc::default(),
         sessions: StreamableHttpService::new(
             handler.clone(),
             Arc::new(LocalSessionManager::default()),
@@ -91,6 +92,8 @@ pub fn service(state: &AppState) -> McpService {
 /// session-keeping one, which also serves 2026-07-28 requests statelessly.
 #[derive(Clone)]
 pub struct McpService {
+    /// The credential that opened each session: only it may use or end the session.
+    owners: Arc<SessionOwners>,
     /// `initialize` (which opens a session), requests of a session, and its GET and DELETE.
     sessions: StreamableHttpService<LecternMcp, LocalSessionManager>,
     /// Requests without a session id.
@@ -112,11 +115,62 @@ struct ProbeParams {
     protocol_version: Option<String>,
 }
 
+/// Session id → the credential whose `initialize` opened it. rmcp knows sessions by id
+/// alone; without this, anyone holding an id (another account included) could use the
+/// session or end it.
+#[derive(Default)]
+struct SessionOwners(std::sync::Mutex<std::collections::HashMap<String, Principal>>);
+
+impl SessionOwners {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, Principal>> {
+        // A panic while holding the lock leaves a map that is still whole: use it.
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether `principal` opened the session `id` (false for a session unknown here).
+    fn is_owner(&self, id: &str, principal: Option<&Principal>) -> bool {
+        principal.is_some_and(|p| self.lock().get(id) == Some(p))
+    }
+}
+
 impl McpService {
     async fn handle(self, req: Request) -> Response {
         let mut revision = header_text(req.headers(), PROTOCOL_VERSION_HEADER);
-        let response = if req.method() != Method::POST || req.headers().contains_key(SESSION_HEADER)
+        let principal = req.extensions().get::<Caller>().map(Caller::principal);
+        let session = header_text(req.headers(), SESSION_HEADER);
+        if let Some(id) = &session
+            && !self.owners.is_owner(id, principal.as_ref())
         {
+            // Another credential's session answers as an unknown one does.
+            return refuse(StatusCode::NOT_FOUND, "session not found");
+        }
+        let deleting = req.method() == Method::DELETE;
+        let response = self.route(req, &mut revision).await;
+        match (&session, header_text(response.headers(), SESSION_HEADER)) {
+            // `initialize` opened a session: it belongs to the credential that asked.
+            (None, Some(opened)) => {
+                if let Some(p) = principal {
+                    self.owners.lock().insert(opened, p);
+                }
+            }
+            (Some(id), _)
+                if response.status() == StatusCode::NOT_FOUND
+                    || (deleting && response.status().is_success()) =>
+            {
+                self.owners.lock().remove(id);
+            }
+            _ => {}
+        }
+        if predates_priming(revision.as_deref()) && is_event_stream(&response) {
+            response.map(without_priming)
+        } else {
+            response
+        }
+    }
+
+    /// Hands `req` to the service that serves it (see [`McpService`]).
+    async fn route(&self, req: Request, revision: &mut Option<String>) -> Response {
+        if req.method() != Method::POST || req.headers().contains_key(SESSION_HEADER) {
             self.sessions.handle(req).await.map(Body::new)
         } else {
             let (parts, body) = req.into_parts();
@@ -131,16 +185,13 @@ impl McpService {
                 None => self.sessions.handle(req).await.map(Body::new),
                 Some(p) if p.method.as_deref() == Some("initialize") => {
                     // Before the handshake the client's revision is in the message.
-                    revision = revision.or(p.params.and_then(|p| p.protocol_version));
+                    if revision.is_none() {
+                        *revision = p.params.and_then(|p| p.protocol_version);
+                    }
                     self.sessions.handle(req).await.map(Body::new)
                 }
                 Some(_) => self.stateless.handle(req).await.map(Body::new),
             }
-        };
-        if predates_priming(revision.as_deref()) && is_event_stream(&response) {
-            response.map(without_priming)
-        } else {
-            response
         }
     }
 }

@@ -296,3 +296,55 @@ async fn account_names_that_are_paths_of_the_service_are_refused() {
     .await;
     assert!(ok, "a name that is not a path is fine: {err}");
 }
+
+#[tokio::test]
+async fn a_second_server_on_the_same_sqlite_data_dir_is_refused_and_the_first_keeps_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut first = Command::new(BIN);
+    first
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    let (mut first, base) = crate::common::serve_command(first).await;
+
+    // The second start on the same data dir ends at once, non-zero, saying why.
+    let second = Command::new(BIN)
+        .args(["serve", "--listen", "127.0.0.1:0", "--data-dir"])
+        .arg(dir.path())
+        .kill_on_drop(true)
+        .output();
+    let second = tokio::time::timeout(std::time::Duration::from_secs(30), second)
+        .await
+        .expect("the second server exits instead of serving")
+        .unwrap();
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(!second.status.success(), "{err}");
+    assert!(
+        err.contains("already serving the SQLite database")
+            && err.contains(&first.id().unwrap().to_string()),
+        "the message names the reason and the other server: {err}"
+    );
+    assert!(!String::from_utf8_lossy(&second.stdout).contains("listening"));
+
+    // The first one still answers, and admin commands still work on its data.
+    let health = reqwest::get(format!("{base}/healthz")).await.unwrap();
+    assert_eq!(health.status(), 200);
+    let (ok, _, err) = admin(
+        dir.path(),
+        &[
+            "create-user",
+            "--username",
+            "dora",
+            "--email",
+            "d@example.org",
+        ],
+    )
+    .await;
+    assert!(ok, "{err}");
+    assert!(
+        first.try_wait().unwrap().is_none(),
+        "the first server runs on"
+    );
+}

@@ -203,3 +203,55 @@ async fn a_client_of_2025_11_25_still_gets_the_priming_event() {
     assert_eq!(result["isError"], false);
     assert_eq!(answer.empty_events, 1, "the resumability priming event");
 }
+
+#[tokio::test]
+async fn a_session_answers_only_the_credential_that_opened_it() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let bob = app.user("bob").await;
+    let deck = app.new_deck(&alice.key, "Alice's").await;
+    let mut owner = RawClient::new(&app, &alice.key, "2025-06-18", true);
+    owner.initialize().await;
+    let session = owner.session.clone().expect("a session");
+
+    // Bob, with Alice's session id: not served, whatever he asks.
+    let mut intruder = RawClient::new(&app, &bob.key, "2025-06-18", true);
+    intruder.session = Some(session.clone());
+    let answer = intruder
+        .post(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "list_decks", "arguments": {}}}))
+        .await;
+    assert_eq!(answer.status, 404);
+    assert!(answer.messages.iter().all(|m| m.get("result").is_none()));
+    let delete = |key: &str| {
+        reqwest::Client::new()
+            .delete(format!("{}/mcp", app.base))
+            .bearer_auth(key)
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-06-18")
+            .send()
+    };
+    let refused = delete(&bob.key).await.unwrap();
+    assert_eq!(refused.status(), 404);
+    let body: Value = refused.json().await.unwrap();
+    assert!(body["error"].is_string(), "{body}");
+    // Another key of Alice's own account is another credential too.
+    let other_key = app
+        .core
+        .admin()
+        .create_api_key(&alice.username, "second")
+        .await
+        .unwrap()
+        .expose()
+        .to_string();
+    assert_eq!(delete(&other_key).await.unwrap().status(), 404);
+
+    // The session still serves Alice, and she may end it.
+    let (_, decks) = owner.call("list_decks", json!({})).await;
+    assert_eq!(decks["structuredContent"]["data"][0]["id"], deck);
+    assert!(delete(&alice.key).await.unwrap().status().is_success());
+    let after = owner
+        .post(json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}))
+        .await;
+    assert_eq!(after.status, 404, "an ended session is gone");
+}

@@ -120,7 +120,34 @@ impl Author {
     }
 }
 
+/// The credential a caller acts through, as one value to compare: the account and its API
+/// key, its OAuth grant (a refreshed access token keeps its grant, so a client that
+/// refreshes keeps what it opened) or its web sign-in. What one credential opens (an MCP
+/// session) is bound to it, and no other credential may use it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Principal {
+    ApiKey { user_id: i64, key_id: i64 },
+    OAuthGrant { user_id: i64, grant_id: i64 },
+    Web { user_id: i64 },
+}
+
 impl Caller {
+    /// The credential this caller acts through (see [`Principal`]).
+    pub fn principal(&self) -> Principal {
+        let user_id = self.user_id;
+        match &self.credential {
+            Credential::ApiKey { key_id, .. } => Principal::ApiKey {
+                user_id,
+                key_id: *key_id,
+            },
+            Credential::OAuth { grant_id, .. } => Principal::OAuthGrant {
+                user_id,
+                grant_id: *grant_id,
+            },
+            Credential::Session => Principal::Web { user_id },
+        }
+    }
+
     /// Who this caller is in a deck's history.
     pub fn author(&self) -> Author {
         let (via, label, credential) = match &self.credential {
