@@ -75,6 +75,11 @@ pub struct Lectern {
     media_quota_bytes: i64,
     /// Slide orders of recently read decks, per revision (`order.rs`).
     orders: Arc<order::Orders>,
+    /// Image decodes at once (uploads): each may hold up to `media::MAX_DECODE_BYTES`, so
+    /// this bounds the memory uploads take together.
+    decoders: Arc<tokio::sync::Semaphore>,
+    /// How long an upload waits for a decoder before it is answered 503.
+    decode_wait: std::time::Duration,
 }
 
 impl Lectern {
@@ -87,7 +92,17 @@ impl Lectern {
             files: Arc::new(crate::store::NoFiles),
             media_quota_bytes: (media::DEFAULT_QUOTA_MB * 1024 * 1024) as i64,
             orders: Arc::default(),
+            decoders: Arc::new(tokio::sync::Semaphore::new(crate::media::DEFAULT_DECODERS)),
+            decode_wait: media::DEFAULT_DECODE_WAIT,
         }
+    }
+
+    /// The same core decoding at most `decoders` uploaded images at once; an upload that
+    /// finds them all taken for `wait` is answered 503 with `Retry-After`.
+    pub fn with_media_decoders(mut self, decoders: usize, wait: std::time::Duration) -> Self {
+        self.decoders = Arc::new(tokio::sync::Semaphore::new(decoders));
+        self.decode_wait = wait;
+        self
     }
 
     /// The same core keeping media files in `files`.
