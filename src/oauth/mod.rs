@@ -4,10 +4,10 @@
 
 use std::collections::HashMap;
 
+use axum::Json;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::{Form, Json};
 use base64::Engine;
 use lectern_core::auth::{Resource, Scope};
 use lectern_core::oauth::{
@@ -143,7 +143,7 @@ pub async fn authorize(
 pub async fn authorize_decision(
     State(state): State<AppState>,
     MaybeSession(session): MaybeSession,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     let Some((_, info)) = session else {
         return see_other("/login");
@@ -264,7 +264,7 @@ fn token_success(t: TokenResponse) -> Response {
 pub async fn token(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     let auth = match client_auth(&headers, &form) {
         Ok(auth) => auth,
@@ -304,7 +304,7 @@ pub async fn token(
 pub async fn revoke(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     let auth = match client_auth(&headers, &form) {
         Ok(auth) => auth,
@@ -337,6 +337,9 @@ pub async fn register(State(state): State<AppState>, body: axum::body::Bytes) ->
     let Ok(meta) = serde_json::from_slice::<Value>(&body) else {
         return metadata_error("the body must be a JSON object");
     };
+    if let Err(e) = lectern_core::text::refuse_nul_in_json(&meta) {
+        return metadata_error(&e.to_string());
+    }
     let uris: Vec<String> = match meta.get("redirect_uris").and_then(Value::as_array) {
         Some(list) => list
             .iter()

@@ -6,7 +6,6 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
@@ -181,7 +180,7 @@ async fn unlock(
 pub async fn share_unlock(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     unlock(&state, &id, &form, false).await
 }
@@ -190,7 +189,7 @@ pub async fn share_unlock(
 pub async fn share_unlock_fullscreen(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     unlock(&state, &id, &form, true).await
 }

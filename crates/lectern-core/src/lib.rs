@@ -24,3 +24,4 @@ pub mod oauth;
 pub mod rank;
 pub mod revision;
 pub mod slide;
+pub mod text;
