@@ -75,7 +75,8 @@ async fn read_multipart(request: Request) -> Result<Upload, ApiError> {
     responses((status = 201, description = "Stored", body = Envelope<MediaView>), (status = 200, description = "The account had these bytes already: the first upload", body = Envelope<MediaView>),
         (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
         (status = 413, description = "The file is larger than 20 MiB, or the account's media quota would be passed", body = ErrorBody),
-        (status = 422, description = "Not an accepted image (HTML, truncated, undecodable), or more than 50,000,000 pixels", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+        (status = 422, description = "Not an accepted image (HTML, truncated, undecodable), more than 50,000,000 pixels, more than 256 MiB to decode, or an animation of more than 100,000,000 pixels in all its frames", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again"))),
+        (status = 503, description = "Every image decoder stayed busy while the upload waited", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a retry is likely to be served")))),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn upload_media(
     State(state): State<AppState>,

@@ -27,6 +27,8 @@ pub struct ApiError {
     challenge: Option<&'static str>,
     /// Set for 412 answers: the deck's current revision.
     revision: Option<i64>,
+    /// Set for 503 answers: seconds before a retry (`Retry-After`).
+    retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -37,6 +39,7 @@ impl ApiError {
             message: message.into(),
             challenge: None,
             revision: None,
+            retry_after: None,
         }
     }
 
@@ -83,6 +86,13 @@ impl From<Error> for ApiError {
                 revision: Some(revision),
                 ..ApiError::new(status, err.to_string())
             },
+            Error::Busy {
+                message,
+                retry_after_secs,
+            } => ApiError {
+                retry_after: Some(retry_after_secs),
+                ..ApiError::new(status, message)
+            },
             Error::Internal(cause) => {
                 let chain = lectern_core::error::cause_chain(cause.as_ref());
                 tracing::error!(error = %chain, "request failed with an internal error");
@@ -102,6 +112,11 @@ impl IntoResponse for ApiError {
             }),
         )
             .into_response();
+        if let Some(secs) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
         if let Some(challenge) = self.challenge {
             response.headers_mut().insert(
                 header::WWW_AUTHENTICATE,

@@ -7,6 +7,7 @@ use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Query, RawPathParams, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use lectern_core::auth::{Caller, Scope};
 use lectern_core::ids::{DeckId, ExportId, ShareId, SlideId};
 use lectern_core::revision::Precondition;
@@ -161,9 +162,10 @@ impl<S: Send + Sync> FromRequest<S> for JsonBody {
                 ));
             }
         }
-        serde_json::from_slice(&bytes)
-            .map(|v| JsonBody(Some(v)))
-            .map_err(|e| ApiError::invalid(format!("malformed JSON in the request body: {e}")))
+        let value: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| ApiError::invalid(format!("malformed JSON in the request body: {e}")))?;
+        lectern_core::text::refuse_nul_in_json(&value)?;
+        Ok(JsonBody(Some(value)))
     }
 }
 
@@ -187,8 +189,17 @@ impl<S: Send + Sync> FromRequestParts<S> for QueryParams {
         }
         Query::<HashMap<String, String>>::from_request_parts(parts, state)
             .await
-            .map(|Query(map)| QueryParams(map))
             .map_err(|e| ApiError::invalid(format!("invalid query string: {e}")))
+            .and_then(|Query(map)| {
+                for (name, value) in &map {
+                    lectern_core::text::refuse_nul(
+                        &format!("the query parameter {name:?}"),
+                        value,
+                    )?;
+                    lectern_core::text::refuse_nul("a query parameter's name", name)?;
+                }
+                Ok(QueryParams(map))
+            })
     }
 }
 
@@ -309,5 +320,25 @@ impl<S: Send + Sync> FromRequestParts<S> for ClientAddress {
         Ok(ClientAddress(peer.unwrap_or(std::net::IpAddr::V4(
             std::net::Ipv4Addr::UNSPECIFIED,
         ))))
+    }
+}
+
+/// A web form's fields (`application/x-www-form-urlencoded`), with the text rule of every
+/// input: a NUL in any field answers 422.
+pub struct TextForm(pub HashMap<String, String>);
+
+impl<S: Send + Sync> FromRequest<S> for TextForm {
+    type Rejection = Response;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Response> {
+        let axum::Form(map) = axum::Form::<HashMap<String, String>>::from_request(req, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        for (name, value) in &map {
+            lectern_core::text::refuse_nul(&format!("the field {name:?}"), value)
+                .and_then(|()| lectern_core::text::refuse_nul("a field's name", name))
+                .map_err(|e| ApiError::from(e).into_response())?;
+        }
+        Ok(TextForm(map))
     }
 }

@@ -180,8 +180,14 @@ impl LecternMcp {
         }
     }
 
-    async fn run(&self, caller: &Caller, op: Op, mut args: JsonObject) -> Result<Output, Failure> {
+    async fn run(&self, caller: &Caller, op: Op, args: JsonObject) -> Result<Output, Failure> {
         let core = &self.core;
+        // Text with a NUL is refused in every argument, as in every REST body.
+        let args = serde_json::Value::Object(args);
+        lectern_core::text::refuse_nul_in_json(&args)?;
+        let serde_json::Value::Object(mut args) = args else {
+            unreachable!("built as an object just above")
+        };
         if !op_takes_body(op) {
             let allowed = op.arguments();
             if let Some(k) = args.keys().find(|k| !allowed.contains(k)) {

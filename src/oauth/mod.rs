@@ -4,10 +4,10 @@
 
 use std::collections::HashMap;
 
+use axum::Json;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::{Form, Json};
 use base64::Engine;
 use lectern_core::auth::{Resource, Scope};
 use lectern_core::oauth::register::RegisterError;
@@ -166,7 +166,7 @@ pub async fn authorize(
 pub async fn authorize_decision(
     State(state): State<AppState>,
     MaybeSession(session): MaybeSession,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     let Some((_, info)) = session else {
         return see_other("/login");
@@ -287,7 +287,7 @@ fn token_success(t: TokenResponse) -> Response {
 pub async fn token(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     let auth = match client_auth(&headers, &form) {
         Ok(auth) => auth,
@@ -327,7 +327,7 @@ pub async fn token(
 pub async fn revoke(
     State(state): State<AppState>,
     headers: HeaderMap,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     let auth = match client_auth(&headers, &form) {
         Ok(auth) => auth,

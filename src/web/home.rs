@@ -6,7 +6,6 @@
 
 use std::collections::HashMap;
 
-use axum::Form;
 use axum::extract::{Multipart, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -264,7 +263,7 @@ fn sign_in_first() -> Response {
 pub async fn create_deck(
     State(state): State<AppState>,
     MaybeSession(session): MaybeSession,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     let Some((_, session)) = session else {
         return sign_in_first();
@@ -375,7 +374,7 @@ pub async fn trash_deck(
     State(state): State<AppState>,
     MaybeSession(session): MaybeSession,
     Path(id): Path<String>,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     set_trashed(&state, session, &id, &form, true).await
 }
@@ -385,7 +384,7 @@ pub async fn recover_deck(
     State(state): State<AppState>,
     MaybeSession(session): MaybeSession,
     Path(id): Path<String>,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     set_trashed(&state, session, &id, &form, false).await
 }

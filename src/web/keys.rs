@@ -1,9 +1,6 @@
 //! `/users/api`: the signed-in account's API keys: list (label, prefix, created, last used),
 //! create (the key is shown once) and revoke.
 
-use std::collections::HashMap;
-
-use axum::Form;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -63,7 +60,7 @@ pub async fn api_keys(
 pub async fn create_api_key(
     State(state): State<AppState>,
     MaybeSession(session): MaybeSession,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     let Some((_, info)) = session else {
         return see_other("/login?next=/users/api");
@@ -87,7 +84,7 @@ pub async fn revoke_api_key(
     State(state): State<AppState>,
     MaybeSession(session): MaybeSession,
     Path(id): Path<String>,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     let Some((_, info)) = session else {
         return see_other("/login?next=/users/api");

@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 
-use axum::Form;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::Response;
@@ -57,7 +56,7 @@ pub async fn login(
     State(state): State<AppState>,
     ClientAddress(address): ClientAddress,
     headers: HeaderMap,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     let next = safe_next(form.get("next").map(String::as_str)).to_string();
     let sent = form.get("csrf_token").map(String::as_str).unwrap_or("");
@@ -123,7 +122,7 @@ pub async fn login(
 pub async fn logout(
     State(state): State<AppState>,
     MaybeSession(session): MaybeSession,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     let Some((token, info)) = session else {
         return see_other("/login");

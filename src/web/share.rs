@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 
-use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
@@ -202,7 +201,7 @@ pub async fn share_unlock(
     State(state): State<AppState>,
     ClientAddress(address): ClientAddress,
     Path(id): Path<String>,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     unlock(&state, address, &id, &form, false).await
 }
@@ -212,7 +211,7 @@ pub async fn share_unlock_fullscreen(
     State(state): State<AppState>,
     ClientAddress(address): ClientAddress,
     Path(id): Path<String>,
-    Form(form): Form<HashMap<String, String>>,
+    crate::http::extract::TextForm(form): crate::http::extract::TextForm,
 ) -> Response {
     unlock(&state, address, &id, &form, true).await
 }

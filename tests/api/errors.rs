@@ -295,3 +295,120 @@ async fn a_request_that_takes_longer_than_the_time_limit_answers_408_json() {
     decks.expect(200);
     assert_eq!(decks.json["meta"]["total"], 0);
 }
+
+/// Text with a NUL (U+0000) is refused as 422 by every kind of input, on both engines
+/// (PostgreSQL's text cannot hold it, so it answered 500 there).
+#[tokio::test]
+async fn text_with_a_nul_character_is_refused_with_422_everywhere() {
+    let app = crate::common::TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let deck = app.new_deck(&alice.key, "Deck").await;
+    let slide = app.list_slides(&alice.key, deck, "").await.data()[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let nul = "a\u{0}b";
+    for (what, answer) in [
+        (
+            "create_deck title",
+            app.create_deck(&alice.key, serde_json::json!({"title": nul}))
+                .await,
+        ),
+        (
+            "create_deck slide notes",
+            app.create_deck(
+                &alice.key,
+                serde_json::json!({"title": "x", "slides": [{"notes": nul}]}),
+            )
+            .await,
+        ),
+        (
+            "update_deck description",
+            app.update_deck(&alice.key, deck, serde_json::json!({"description": nul}))
+                .await,
+        ),
+        (
+            "update_deck css",
+            app.update_deck(&alice.key, deck, serde_json::json!({"css": nul}))
+                .await,
+        ),
+        (
+            "add_slide html",
+            app.add_slide(
+                &alice.key,
+                deck,
+                Some(serde_json::json!({"html": format!("<section>{nul}</section>")})),
+            )
+            .await,
+        ),
+        (
+            "update_slide notes",
+            app.update_slide(&alice.key, deck, &slide, serde_json::json!({"notes": nul}))
+                .await,
+        ),
+        (
+            "create_deck_share name",
+            app.call(
+                reqwest::Method::POST,
+                &format!("/v1/decks/{deck}/share"),
+                Some(&alice.key),
+                Some(serde_json::json!({"name": nul})),
+            )
+            .await,
+        ),
+        (
+            "create_deck_share password",
+            app.call(
+                reqwest::Method::POST,
+                &format!("/v1/decks/{deck}/share"),
+                Some(&alice.key),
+                Some(serde_json::json!({"name": "n", "password": format!("long password {nul}")})),
+            )
+            .await,
+        ),
+        (
+            "list_decks query",
+            app.list_decks(&alice.key, "?page=1%00").await,
+        ),
+    ] {
+        answer.expect_error(422);
+        assert!(
+            answer.json["error"].as_str().unwrap().contains("NUL"),
+            "{what}: {answer:?}"
+        );
+    }
+
+    // MCP tool arguments.
+    let client = crate::mcp::session_client(&app, &alice.key).await;
+    let result = crate::mcp::call(
+        &client,
+        "update_deck",
+        serde_json::json!({"id": deck, "title": nul}),
+    )
+    .await;
+    let (message, status) = crate::mcp::failure(&result);
+    assert_eq!(status, 422, "{message}");
+
+    // Web forms: the API-key page's label.
+    let browser = app.browser(Some(&alice)).await;
+    let page = browser
+        .get(format!("{}/users/api", app.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let csrf = crate::common::csrf_of(&page);
+    let answer = browser
+        .post(format!("{}/users/api", app.base))
+        .form(&[("csrf_token", csrf.as_str()), ("label", nul)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 422);
+
+    // Nothing was stored.
+    let got = app.get_deck(&alice.key, deck, "").await;
+    assert_eq!(got.data()["title"], "Deck");
+}

@@ -725,3 +725,205 @@ async fn exports_carry_the_owners_uploaded_images_without_the_network() {
         .count();
     assert!(images >= 1, "the PDF shows no image");
 }
+
+fn png_chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+    out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    let mut chunk = kind.to_vec();
+    chunk.extend_from_slice(data);
+    out.extend_from_slice(&chunk);
+    out.extend_from_slice(&crc32(&chunk).to_be_bytes());
+}
+
+/// A valid 16-bit RGBA PNG of `w` × `h` black pixels: 8 bytes a pixel once decoded, about
+/// a thousandth of that on the wire. The zlib stream is made of one deflate block of 1 MiB
+/// of zeros repeated (a block that only refers back to zeros means the same after any
+/// zeros), so the test never holds the pixels.
+fn png16_bomb(w: u32, h: u32) -> Vec<u8> {
+    use flate2::{Compress, Compression, FlushCompress};
+    let raw_len = u64::from(h) * (1 + u64::from(w) * 8);
+    let chunk = 1usize << 20;
+    let zeros = vec![0u8; chunk];
+    let mut deflate = Compress::new(Compression::best(), false);
+    let mut block = |input: &[u8], flush| {
+        let mut out = Vec::with_capacity(input.len() / 100 + 1024);
+        deflate.compress_vec(input, &mut out, flush).unwrap();
+        out
+    };
+    let first = block(&zeros, FlushCompress::Sync);
+    let repeated = block(&zeros, FlushCompress::Sync);
+    let whole = raw_len / chunk as u64;
+    let rest = block(
+        &zeros[..(raw_len % chunk as u64) as usize],
+        FlushCompress::Sync,
+    );
+    let end = block(&[], FlushCompress::Finish);
+    let mut zlib = vec![0x78, 0xDA];
+    zlib.extend_from_slice(&first);
+    for _ in 1..whole {
+        zlib.extend_from_slice(&repeated);
+    }
+    zlib.extend_from_slice(&rest);
+    zlib.extend_from_slice(&end);
+    // Adler-32 of zeros: a stays 1, b adds 1 per byte.
+    let b = (raw_len % 65521) as u32;
+    zlib.extend_from_slice(&((b << 16) | 1).to_be_bytes());
+
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut ihdr = Vec::new();
+    ihdr.extend_from_slice(&w.to_be_bytes());
+    ihdr.extend_from_slice(&h.to_be_bytes());
+    ihdr.extend_from_slice(&[16, 6, 0, 0, 0]);
+    png_chunk(&mut png, b"IHDR", &ihdr);
+    for part in zlib.chunks(1 << 16) {
+        png_chunk(&mut png, b"IDAT", part);
+    }
+    png_chunk(&mut png, b"IEND", &[]);
+    png
+}
+
+/// A GIF of `frames` frames, each one colour over the whole `w` × `h` canvas: one frame
+/// encoded, its blocks repeated.
+fn gif_bomb(w: u32, h: u32, frames: usize) -> Vec<u8> {
+    use image::codecs::gif::GifEncoder;
+    let frame = image::RgbaImage::from_pixel(w, h, image::Rgba([200, 30, 30, 255]));
+    let mut one = Vec::new();
+    GifEncoder::new_with_speed(&mut one, 30)
+        .encode_frame(image::Frame::new(frame))
+        .unwrap();
+    // Header and screen (13 bytes), the global colour table, then the frame's blocks.
+    let table = if one[10] & 0x80 != 0 {
+        3 << ((one[10] & 7) + 1)
+    } else {
+        0
+    };
+    assert_eq!(one.last(), Some(&0x3B));
+    let (head, blocks) = one.split_at(13 + table);
+    let blocks = &blocks[..blocks.len() - 1];
+    let mut gif = head.to_vec();
+    for _ in 0..frames {
+        gif.extend_from_slice(blocks);
+    }
+    gif.push(0x3B);
+    gif
+}
+
+/// A GIF whose canvas is `w` × `h` and whose `frames` frames are one pixel each: the
+/// decoder draws every frame on a whole canvas.
+fn gif_canvas_bomb(w: u16, h: u16, frames: usize) -> Vec<u8> {
+    let mut gif = b"GIF89a".to_vec();
+    gif.extend_from_slice(&w.to_le_bytes());
+    gif.extend_from_slice(&h.to_le_bytes());
+    gif.extend_from_slice(&[0x80, 0, 0]); // a global table of two colours
+    gif.extend_from_slice(&[0, 0, 0, 255, 255, 255]);
+    for _ in 0..frames {
+        gif.extend_from_slice(&[0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0]); // 1 × 1 at 0,0
+        gif.extend_from_slice(&[2, 2, 0x44, 0x01, 0]); // LZW: clear, 0, end
+    }
+    gif.push(0x3B);
+    gif
+}
+
+/// The peak resident memory of process `pid`, in bytes (`VmHWM`).
+fn peak_rss(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .expect("Linux reports VmHWM");
+    let kib: u64 = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    kib * 1024
+}
+
+#[tokio::test]
+async fn six_concurrent_decompression_bombs_are_refused_without_exhausting_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let pg = if crate::common::testing_postgres() {
+        Some(crate::common::PgDatabase::create().await)
+    } else {
+        None
+    };
+    let db = match &pg {
+        Some(pg) => pg.url.clone(),
+        None => format!("sqlite://{}", dir.path().join("lectern.db").display()),
+    };
+    let (server, base) = crate::common::serve(&db, dir.path(), &[]).await;
+    let key = crate::common::account(&db, "bombs").await;
+    let pid = server.id().expect("the server runs");
+
+    // 392 MB of 16-bit pixels each; 16 M-pixel frames (64 MB drawn) by the dozen; and
+    // a 49 M-pixel canvas (196 MB drawn per frame) of one-pixel frames.
+    let png = png16_bomb(7000, 7000);
+    let gif = gif_bomb(4000, 4000, 40);
+    let canvas = gif_canvas_bomb(7000, 7000, 5000);
+    for (name, bomb) in [("png", &png), ("gif", &gif), ("canvas", &canvas)] {
+        assert!(
+            bomb.len() < 1_000_000,
+            "{name} is small on the wire: {}",
+            bomb.len()
+        );
+    }
+    let before = peak_rss(pid);
+    let client = reqwest::Client::new();
+    let uploads = [&png, &png, &gif, &gif, &canvas, &canvas].map(|bomb| {
+        client
+            .post(format!("{base}/v1/media"))
+            .bearer_auth(&key)
+            .body(bomb.clone())
+            .send()
+    });
+    for (i, answer) in futures::future::join_all(uploads)
+        .await
+        .into_iter()
+        .enumerate()
+    {
+        let answer = answer.expect("the server answers (it was not killed)");
+        let status = answer.status();
+        let body: Value = answer.json().await.unwrap();
+        assert_eq!(status, 422, "upload {i}: {body}");
+        assert!(body["error"].is_string(), "{body}");
+    }
+    let peak = peak_rss(pid);
+    assert!(
+        peak < 1024 * 1024 * 1024,
+        "the server peaked at {} MiB (before the uploads: {} MiB)",
+        peak / (1024 * 1024),
+        before / (1024 * 1024)
+    );
+    eprintln!(
+        "peak RSS {} MiB (before the uploads: {} MiB); bombs: png {} B, gif {} B, canvas {} B",
+        peak / (1024 * 1024),
+        before / (1024 * 1024),
+        png.len(),
+        gif.len(),
+        canvas.len()
+    );
+}
+
+#[tokio::test]
+async fn an_upload_that_finds_every_decoder_busy_answers_503_with_retry_after() {
+    // No decoder free, and no wait: as when every one stays taken too long.
+    let app = TestApp::spawn_with(|core| {
+        core.with_media_decoders(0, std::time::Duration::from_millis(50))
+    })
+    .await;
+    let alice = app.user("alice").await;
+    let png = encoded(picture(20, 20, 1), ImageFormat::Png);
+    let answer = app
+        .send(
+            app.raw(Method::POST, "/v1/media")
+                .bearer_auth(&alice.key)
+                .body(png),
+        )
+        .await;
+    answer.expect_error(503);
+    let retry: u64 = answer.headers["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(retry >= 1);
+}

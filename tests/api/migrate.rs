@@ -205,3 +205,59 @@ async fn a_round_trip_through_postgres_keeps_every_row() {
         1
     );
 }
+
+#[tokio::test]
+async fn a_row_with_a_nul_is_reported_before_anything_is_copied_and_a_rerun_succeeds_once_fixed() {
+    if !testing_postgres() {
+        eprintln!("skipped: runs in the PostgreSQL pass (LECTERN_TEST_BACKEND=postgres)");
+        return;
+    }
+    // Arrange: old data, written before NUL was refused: a deck title holding one.
+    let dir = tempfile::tempdir().unwrap();
+    let source = format!("sqlite://{}", dir.path().join("old.db").display());
+    let core = Lectern::new(
+        lectern::cli::storage::open_raw_store(&source)
+            .await
+            .unwrap(),
+        "http://x",
+    );
+    core.admin()
+        .create_user(NewUser {
+            username: "nul".into(),
+            email: "nul@example.org".into(),
+            name: None,
+            password: None,
+            team: None,
+        })
+        .await
+        .unwrap();
+    let imported = lectern_core::import::parse_markdown("# A slide").unwrap();
+    let deck = core.admin().import_deck("nul", imported).await.unwrap();
+    let sqlite = sqlx::SqlitePool::connect(&source).await.unwrap();
+    sqlx::query("UPDATE decks SET title = 'bad' || char(0) || 'title' WHERE id = $1")
+        .bind(deck)
+        .execute(&sqlite)
+        .await
+        .unwrap();
+    let pg = PgDatabase::create().await;
+
+    // Act / Assert: refused, naming the row, and nothing copied.
+    let (ok, _, err) = migrate(&source, &pg.url).await;
+    assert!(!ok);
+    assert!(
+        err.contains(&format!("table decks row id={deck}")) && err.contains("column title"),
+        "{err}"
+    );
+    let copied = summaries(&pg.url).await;
+    assert!(copied.iter().all(|t| t.rows == 0), "{copied:?}");
+
+    // Fixed, the same command runs through.
+    sqlx::query("UPDATE decks SET title = 'good title' WHERE id = $1")
+        .bind(deck)
+        .execute(&sqlite)
+        .await
+        .unwrap();
+    let (ok, _, err) = migrate(&source, &pg.url).await;
+    assert!(ok, "{err}");
+    assert_eq!(summaries(&pg.url).await, summaries(&source).await);
+}

@@ -37,6 +37,14 @@ pub enum Error {
     /// `revision` now (412).
     #[error("the deck has changed: it is at revision {revision} now; read it again and retry")]
     PreconditionFailed { revision: i64 },
+    /// The server is too busy to take the request now (503 with `Retry-After`): every
+    /// image decoder stayed taken while the request waited.
+    #[error("{message}")]
+    Busy {
+        message: String,
+        /// Seconds after which a retry is likely to be served.
+        retry_after_secs: u64,
+    },
     /// A fault that is not the caller's: storage down, a bug. Logged, answered generically.
     #[error("internal error: {0}")]
     Internal(#[source] Box<dyn std::error::Error + Send + Sync>),
@@ -70,6 +78,7 @@ impl Error {
             Error::TooLarge(_) => 413,
             Error::Invalid(_) | Error::Conflict(_) => 422,
             Error::Internal(_) => 500,
+            Error::Busy { .. } => 503,
         }
     }
 

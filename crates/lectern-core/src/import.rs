@@ -85,6 +85,7 @@ pub fn parse_file(text: &str) -> Result<ImportedDeck> {
 /// Parses a reveal.js HTML document: the sections inside `.reveal .slides` (or, without
 /// that wrapper, the document's top-level sections); nested sections form a vertical group.
 pub fn parse_reveal_html(text: &str) -> Result<ImportedDeck> {
+    crate::text::refuse_nul("the imported file", text)?;
     crate::html::check_nesting(text)?;
     let doc = Html::parse_document(text);
     let slides_sel = Selector::parse(".reveal .slides, .slides").expect("a valid selector");
@@ -167,6 +168,7 @@ fn markdown_slide(lines: &[&str], first_line: usize) -> Result<(NewSlide, Option
 /// Parses reveal.js-style Markdown: a line `---` between horizontal slides, `--` between the
 /// slides of a vertical group, and `Note:` starting a slide's speaker notes.
 pub fn parse_markdown(text: &str) -> Result<ImportedDeck> {
+    crate::text::refuse_nul("the imported file", text)?;
     let lines: Vec<&str> = text.lines().collect();
     let mut stacks: Vec<Vec<NewSlide>> = Vec::new();
     let mut group: Vec<NewSlide> = Vec::new();

@@ -26,3 +26,4 @@ pub mod oauth;
 pub mod rank;
 pub mod revision;
 pub mod slide;
+pub mod text;

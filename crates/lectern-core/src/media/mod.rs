@@ -24,8 +24,16 @@ mod tests;
 pub const MAX_MEDIA_BYTES: usize = 20 * 1024 * 1024;
 /// Most pixels in one frame (width × height); more is 422, decided from the header.
 pub const MAX_PIXELS: u64 = 50_000_000;
-/// Most pixels in all the frames of an animation together (a GIF of many large frames).
-const MAX_ANIMATION_PIXELS: u64 = 4 * MAX_PIXELS;
+/// Most memory the pixel buffers of one image may take while it is decoded and encoded
+/// again (256 MiB); an image that would need more is 422, decided from its header. With
+/// [`DEFAULT_DECODERS`] decodes at once, uploads hold at most twice this.
+pub const MAX_DECODE_BYTES: u64 = 256 * 1024 * 1024;
+/// Most pixels decoded for all the frames of an animation together: each GIF frame is
+/// drawn on a canvas of the whole image, so a GIF costs frames × canvas pixels, however
+/// small its frames are.
+pub const MAX_ANIMATION_PIXELS: u64 = 100_000_000;
+/// Images decoded at once unless the server says otherwise: the rest wait their turn.
+pub const DEFAULT_DECODERS: usize = 2;
 /// Longest stored name, in characters.
 const MAX_NAME_CHARS: usize = 100;
 /// JPEG quality of re-encoded photos.
@@ -168,51 +176,60 @@ fn check_size(w: u32, h: u32) -> Result<()> {
     Ok(())
 }
 
+/// The limits every decoder runs under: no buffer above [`MAX_DECODE_BYTES`], whatever
+/// the header claimed.
+fn decode_limits() -> Limits {
+    let mut limits = Limits::default();
+    limits.max_image_width = Some(200_000);
+    limits.max_image_height = Some(200_000);
+    limits.max_alloc = Some(MAX_DECODE_BYTES);
+    limits
+}
+
+/// A decoding failure: over the limits (the decoder's own allocation bound) or damaged.
+fn decode_error(kind: MediaKind, e: image::ImageError) -> Error {
+    match e {
+        image::ImageError::Limits(_) => over_memory(None),
+        e => undecodable(kind, e),
+    }
+}
+
+fn over_memory(needed: Option<u64>) -> Error {
+    let needed = needed
+        .map(|n| format!(" ({} MiB)", n.div_ceil(1024 * 1024)))
+        .unwrap_or_default();
+    Error::invalid(format!(
+        "the image would take more memory to decode{needed} than this server allows for one \
+         image ({} MiB): upload it with fewer pixels, 8 bits per channel or fewer frames",
+        MAX_DECODE_BYTES / (1024 * 1024)
+    ))
+}
+
+/// Refuses an image whose pixel buffers would take more than [`MAX_DECODE_BYTES`].
+fn check_memory(needed: u64) -> Result<()> {
+    if needed > MAX_DECODE_BYTES {
+        return Err(over_memory(Some(needed)));
+    }
+    Ok(())
+}
+
 /// Decodes `input` (known to be `kind`) and encodes it again; (bytes, width, height).
 fn reencode(kind: MediaKind, input: &[u8]) -> Result<(Vec<u8>, u32, u32)> {
-    let reader = || {
-        let mut r = ImageReader::with_format(Cursor::new(input), format_of(kind));
-        let mut limits = Limits::default();
-        limits.max_image_width = Some(200_000);
-        limits.max_image_height = Some(200_000);
-        r.limits(limits);
-        r
-    };
-    // The header first: a huge canvas is refused before anything is allocated for it.
-    let (w, h) = reader()
-        .into_dimensions()
-        .map_err(|e| undecodable(kind, e))?;
-    check_size(w, h)?;
-    let mut out = Vec::new();
     if kind == MediaKind::Gif {
-        // Frames (and with them the animation) are kept.
-        let decoder = GifDecoder::new(Cursor::new(input)).map_err(|e| undecodable(kind, e))?;
-        let mut budget = MAX_ANIMATION_PIXELS;
-        let mut frames = Vec::new();
-        for frame in decoder.into_frames() {
-            let frame = frame.map_err(|e| undecodable(kind, e))?;
-            let (fw, fh) = frame.buffer().dimensions();
-            budget = budget.checked_sub(u64::from(fw) * u64::from(fh)).ok_or_else(|| {
-                Error::invalid(format!(
-                    "the animation has more than {MAX_ANIMATION_PIXELS} pixels in all its frames"
-                ))
-            })?;
-            frames.push(frame);
-        }
-        if frames.is_empty() {
-            return Err(undecodable(kind, "no frames"));
-        }
-        let mut encoder = GifEncoder::new_with_speed(&mut out, 10);
-        encoder
-            .set_repeat(Repeat::Infinite)
-            .map_err(Error::internal)?;
-        encoder.encode_frames(frames).map_err(Error::internal)?;
-        drop(encoder);
-        return Ok((out, w, h));
+        return reencode_gif(input);
     }
-    let mut decoder = reader().into_decoder().map_err(|e| undecodable(kind, e))?;
+    let mut reader = ImageReader::with_format(Cursor::new(input), format_of(kind));
+    reader.limits(decode_limits());
+    // The header first: the size and depth it states are checked before any pixel is
+    // decoded. The decoded image and one converted or rotated copy of it.
+    let decoder = reader.into_decoder().map_err(|e| decode_error(kind, e))?;
+    let (w, h) = decoder.dimensions();
+    check_size(w, h)?;
+    check_memory(decoder.total_bytes().saturating_mul(2))?;
+    let mut out = Vec::new();
+    let mut decoder = decoder;
     let orientation = decoder.orientation().ok();
-    let mut img = DynamicImage::from_decoder(decoder).map_err(|e| undecodable(kind, e))?;
+    let mut img = DynamicImage::from_decoder(decoder).map_err(|e| decode_error(kind, e))?;
     if let Some(o) = orientation {
         // EXIF orientation is dropped with the rest of the metadata: apply it to the pixels.
         img.apply_orientation(o);
@@ -240,6 +257,104 @@ fn reencode(kind: MediaKind, input: &[u8]) -> Result<(Vec<u8>, u32, u32)> {
     }
     .map_err(Error::internal)?;
     Ok((out, w, h))
+}
+
+/// Decodes a GIF frame by frame and encodes each again as it comes, so that one frame is
+/// held at a time; its canvas and frame count, read from its blocks before any pixel is
+/// decoded, bound the memory and the work.
+fn reencode_gif(input: &[u8]) -> Result<(Vec<u8>, u32, u32)> {
+    let kind = MediaKind::Gif;
+    let (w, h, frames) = gif_layout(input).ok_or_else(|| undecodable(kind, "no GIF header"))?;
+    check_size(w, h)?;
+    let canvas = u64::from(w) * u64::from(h);
+    // The decoder keeps the canvas drawn so far, decodes a frame and draws it on a canvas
+    // of its own (RGBA, 4 bytes a pixel each); the encoder adds an indexed copy.
+    check_memory(canvas * (3 * 4 + 1))?;
+    let too_much_animation = || {
+        Error::invalid(format!(
+            "the animation is {w} × {h} pixels with {frames} frames; at most \
+             {MAX_ANIMATION_PIXELS} pixels in all its frames together are accepted"
+        ))
+    };
+    if canvas.saturating_mul(frames) > MAX_ANIMATION_PIXELS {
+        return Err(too_much_animation());
+    }
+    let mut decoder = GifDecoder::new(Cursor::new(input)).map_err(|e| decode_error(kind, e))?;
+    decoder
+        .set_limits(decode_limits())
+        .map_err(|e| decode_error(kind, e))?;
+    let mut out = Vec::new();
+    let mut encoder = GifEncoder::new_with_speed(&mut out, 10);
+    encoder
+        .set_repeat(Repeat::Infinite)
+        .map_err(Error::internal)?;
+    // Counted again while decoding, in case the decoder finds frames the scan did not.
+    let mut budget = MAX_ANIMATION_PIXELS;
+    let mut encoded = 0usize;
+    for frame in decoder.into_frames() {
+        let frame = frame.map_err(|e| decode_error(kind, e))?;
+        budget = budget.checked_sub(canvas).ok_or_else(too_much_animation)?;
+        encoder.encode_frame(frame).map_err(Error::internal)?;
+        encoded += 1;
+    }
+    drop(encoder);
+    if encoded == 0 {
+        return Err(undecodable(kind, "no frames"));
+    }
+    Ok((out, w, h))
+}
+
+/// A GIF's canvas (the logical screen) and how many frames its blocks hold, read without
+/// decoding anything; `None` without a complete header. A truncated file counts the frames
+/// begun before the cut (the decoder then refuses it).
+fn gif_layout(input: &[u8]) -> Option<(u32, u32, u64)> {
+    if input.len() < 13 || !input.starts_with(b"GIF") {
+        return None;
+    }
+    let w = u32::from(u16::from_le_bytes([input[6], input[7]]));
+    let h = u32::from(u16::from_le_bytes([input[8], input[9]]));
+    let color_table = |flags: u8| {
+        if flags & 0x80 != 0 {
+            3usize << ((flags & 7) + 1)
+        } else {
+            0
+        }
+    };
+    // Data sub-blocks: a length byte and that many bytes, until a zero length.
+    let skip_sub_blocks = |mut pos: usize| -> Option<usize> {
+        loop {
+            let n = usize::from(*input.get(pos)?);
+            pos += 1 + n;
+            if n == 0 {
+                return Some(pos);
+            }
+        }
+    };
+    let mut pos = 13 + color_table(input[10]);
+    let mut frames = 0u64;
+    loop {
+        match input.get(pos) {
+            // An extension: introducer, label, sub-blocks.
+            Some(0x21) => match skip_sub_blocks(pos + 2) {
+                Some(next) => pos = next,
+                None => break,
+            },
+            // An image: descriptor (10 bytes), local colour table, LZW code size, data.
+            Some(0x2C) => {
+                frames += 1;
+                let Some(&flags) = input.get(pos + 9) else {
+                    break;
+                };
+                match skip_sub_blocks(pos + 10 + color_table(flags) + 1) {
+                    Some(next) => pos = next,
+                    None => break,
+                }
+            }
+            // The trailer, something else, or the end of the bytes.
+            _ => break,
+        }
+    }
+    Some((w, h, frames))
 }
 
 /// The name an upload is stored under: the last path segment of `raw`, reduced to letters,

@@ -152,9 +152,56 @@ fn a_huge_canvas_is_refused_from_its_header() {
     let err = prepare(&png_header(30_000, 30_000)).unwrap_err();
     assert_eq!(err.status(), 422);
     assert!(err.to_string().contains("30000 × 30000"), "{err}");
-    // Just under the limit passes the size check and fails only for want of pixel data.
-    let err = prepare(&png_header(10_000, 5_000)).unwrap_err();
+    // Within the limits: it passes the size checks and fails only for want of pixel data.
+    let err = prepare(&png_header(6_000, 4_000)).unwrap_err();
     assert!(err.to_string().contains("cannot be decoded"), "{err}");
+}
+
+#[test]
+fn a_16_bit_png_too_large_to_decode_is_refused_from_its_header() {
+    // 7000 × 7000 is under the pixel limit, but 16-bit RGBA takes 392 MB decoded.
+    let mut png = png_header(7_000, 7_000);
+    png[24] = 16; // bit depth
+    png[25] = 6; // RGBA
+    let crc = crc32(&png[12..29]);
+    png[29..33].copy_from_slice(&crc.to_be_bytes());
+    let err = prepare(&png).unwrap_err();
+    assert_eq!(err.status(), 422);
+    assert!(err.to_string().contains("more memory to decode"), "{err}");
+}
+
+/// A GIF with a `w` × `h` canvas and `frames` frames of one pixel each.
+fn gif_of_dots(w: u16, h: u16, frames: usize) -> Vec<u8> {
+    let mut gif = b"GIF89a".to_vec();
+    gif.extend_from_slice(&w.to_le_bytes());
+    gif.extend_from_slice(&h.to_le_bytes());
+    gif.extend_from_slice(&[0x80, 0, 0, 0, 0, 0, 255, 255, 255]);
+    for _ in 0..frames {
+        // A comment extension between frames, as some encoders write.
+        gif.extend_from_slice(&[0x21, 0xFE, 2, b'h', b'i', 0]);
+        gif.extend_from_slice(&[0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0]);
+        gif.extend_from_slice(&[2, 2, 0x44, 0x01, 0]);
+    }
+    gif.push(0x3B);
+    gif
+}
+
+#[test]
+fn a_gif_is_measured_from_its_blocks_before_any_frame_is_decoded() {
+    assert_eq!(gif_layout(&gif_of_dots(30, 20, 7)), Some((30, 20, 7)));
+    // Truncated: the frames begun before the cut (the sixth is cut in its data).
+    let gif = gif_of_dots(30, 20, 7);
+    assert_eq!(gif_layout(&gif[..gif.len() - 30]), Some((30, 20, 6)));
+    assert_eq!(gif_layout(b"GIF89a"), None);
+    // Every frame is drawn on the whole canvas: a big canvas of dots is refused for memory,
+    // many frames of a middling one for the animation's size, and a small one decodes.
+    let err = prepare(&gif_of_dots(7_000, 7_000, 3)).unwrap_err();
+    assert!(err.to_string().contains("more memory to decode"), "{err}");
+    let err = prepare(&gif_of_dots(2_000, 2_000, 30)).unwrap_err();
+    assert_eq!(err.status(), 422);
+    assert!(err.to_string().contains("30 frames"), "{err}");
+    let ok = prepare(&gif_of_dots(30, 20, 7)).unwrap();
+    assert_eq!((ok.width, ok.height), (Some(30), Some(20)));
 }
 
 #[test]

@@ -60,6 +60,7 @@ impl Registration {
         }
         let meta: Value =
             serde_json::from_slice(body).map_err(|_| invalid("the body must be a JSON object"))?;
+        crate::text::refuse_nul_in_json(&meta).map_err(|e| invalid(e.to_string()))?;
         let Some(meta) = meta.as_object() else {
             return Err(invalid("the body must be a JSON object"));
         };

@@ -14,6 +14,9 @@ use crate::store::{MediaInsert, MediaRecord};
 /// The default per-account quota (`--media-quota-mb`), in MiB.
 pub const DEFAULT_QUOTA_MB: u64 = 1024;
 
+/// How long an upload waits for one of the image decoders before it is answered 503.
+pub const DEFAULT_DECODE_WAIT: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// An uploaded image.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct MediaView {
@@ -109,10 +112,23 @@ impl Lectern {
                 created: false,
             });
         }
-        let bytes = upload.bytes;
-        let prepared = tokio::task::spawn_blocking(move || media::prepare(&bytes))
+        // One of the decoders, or 503: decoding takes memory, so only so many run at once.
+        let decoder = tokio::time::timeout(self.decode_wait, self.decoders.clone().acquire_owned())
             .await
-            .map_err(Error::internal)??;
+            .ok()
+            .and_then(|permit| permit.ok())
+            .ok_or_else(|| Error::Busy {
+                message: "every image decoder of the server is busy; retry the upload later".into(),
+                retry_after_secs: self.decode_wait.as_secs().max(1),
+            })?;
+        let bytes = upload.bytes;
+        // The decoder is released when the decode ends, even if the client went away.
+        let prepared = tokio::task::spawn_blocking(move || {
+            let _decoder = decoder;
+            media::prepare(&bytes)
+        })
+        .await
+        .map_err(Error::internal)??;
         let id = secret::random_alphanumeric(MEDIA_ID_LEN);
         let file_key = format!("media-{id}.{}", prepared.kind.extension());
         let record = MediaRecord {

@@ -80,6 +80,11 @@ pub struct Lectern {
     views: Arc<viewer::ViewCache>,
     /// Tries per window at sign-in, share passwords and client registration.
     guess_limits: Arc<crate::guard::GuessLimits>,
+    /// Image decodes at once (uploads): each may hold up to `media::MAX_DECODE_BYTES`, so
+    /// this bounds the memory uploads take together.
+    decoders: Arc<tokio::sync::Semaphore>,
+    /// How long an upload waits for a decoder before it is answered 503.
+    decode_wait: std::time::Duration,
 }
 
 impl Lectern {
@@ -94,6 +99,8 @@ impl Lectern {
             orders: Arc::default(),
             views: Arc::default(),
             guess_limits: Arc::default(),
+            decoders: Arc::new(tokio::sync::Semaphore::new(crate::media::DEFAULT_DECODERS)),
+            decode_wait: media::DEFAULT_DECODE_WAIT,
         }
     }
 
@@ -125,6 +132,14 @@ impl Lectern {
             self.store.forget_attempts(now).await?;
         }
         Ok(crate::guard::window_verdict(tries, end, max, now))
+    }
+
+    /// The same core decoding at most `decoders` uploaded images at once; an upload that
+    /// finds them all taken for `wait` is answered 503 with `Retry-After`.
+    pub fn with_media_decoders(mut self, decoders: usize, wait: std::time::Duration) -> Self {
+        self.decoders = Arc::new(tokio::sync::Semaphore::new(decoders));
+        self.decode_wait = wait;
+        self
     }
 
     /// The same core keeping media files in `files`.

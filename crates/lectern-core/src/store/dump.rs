@@ -368,6 +368,21 @@ pub async fn migrate(from: &dyn Store, to: &dyn Store) -> Result<Vec<TableSummar
             )));
         }
     }
+    // Rows the destination may refuse are found before anything is written: the copy then
+    // fails whole, and runs again once the source is fixed.
+    let mut refused = Vec::new();
+    for table in TABLES {
+        refused.extend(rows_with_nul(table, &from.export_rows(table).await?));
+    }
+    if !refused.is_empty() {
+        return Err(Error::invalid(format!(
+            "nothing was copied: {} row(s) hold text with a NUL character (U+0000), which \
+             PostgreSQL cannot store; fix or delete them in the source and run migrate-data \
+             again: {}",
+            refused.len(),
+            refused.join("; ")
+        )));
+    }
     let mut source = Vec::new();
     for table in TABLES {
         let rows = from.export_rows(table).await?;
@@ -387,9 +402,63 @@ pub async fn migrate(from: &dyn Store, to: &dyn Store) -> Result<Vec<TableSummar
     Ok(source)
 }
 
+/// The rows of `table` with a NUL in a text cell, each as `table key=value (column)`.
+fn rows_with_nul(table: &TableSpec, rows: &[Row]) -> Vec<String> {
+    let cell_text = |cell: &Cell| match cell {
+        Cell::Int(i) => i.to_string(),
+        Cell::Text(t) => format!("{t:?}"),
+        Cell::Real(r) => r.to_string(),
+        Cell::Null => "NULL".into(),
+        Cell::Blob(_) => "(bytes)".into(),
+    };
+    rows.iter()
+        .filter_map(|row| {
+            let column = row
+                .iter()
+                .zip(table.columns)
+                .find_map(|(cell, (name, _))| {
+                    matches!(cell, Cell::Text(t) if t.contains('\0')).then_some(*name)
+                })?;
+            // The key's columns come first; the first two name a row of any table.
+            let key = row
+                .iter()
+                .zip(table.columns)
+                .take(2.min(table.columns.len()))
+                .filter(|(_, (name, _))| *name != column)
+                .map(|(cell, (name, _))| format!("{name}={}", cell_text(cell)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            Some(format!("table {} row {key} (column {column})", table.name))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_with_a_nul_are_named_by_table_key_and_column() {
+        let spec = &TABLES[0];
+        let rows = vec![
+            vec![
+                Cell::Int(1),
+                Cell::Text("ok".into()),
+                Cell::Text("a".into()),
+                Cell::Int(0),
+            ],
+            vec![
+                Cell::Int(7),
+                Cell::Text("b\0d".into()),
+                Cell::Text("s".into()),
+                Cell::Int(0),
+            ],
+        ];
+        assert_eq!(
+            rows_with_nul(spec, &rows),
+            vec!["table teams row id=7 (column name)".to_string()]
+        );
+    }
 
     #[test]
     fn checksums_see_every_cell() {
