@@ -1029,3 +1029,72 @@ async fn the_browser_listens_on_no_port_and_keeps_its_sandbox() {
         assert!(!cmdline.contains("--no-sandbox"), "{cmdline}");
     }
 }
+
+/// One account's queue of exports does not hold up another's: with one worker, another
+/// account's export queued behind six PDFs of the first is taken as soon as the worker is
+/// free (one job in flight per account, then the account served longest ago).
+#[tokio::test]
+async fn another_accounts_export_does_not_wait_behind_one_accounts_queue() {
+    if !chromium_here() {
+        return;
+    }
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let bob = app.user("bob").await;
+    let busy = app.new_deck(&alice.key, "Many").await;
+    let small = app.new_deck(&bob.key, "One").await;
+    let queue = |user: &crate::common::TestUser, deck: i64, format: &str| {
+        let body = json!({ "format": format });
+        let key = user.key.clone();
+        let app = &app;
+        async move {
+            let r = app
+                .call(
+                    Method::POST,
+                    &format!("/v1/decks/{deck}/exports"),
+                    Some(&key),
+                    Some(body),
+                )
+                .await;
+            r.expect(202);
+            r.data()["id"].as_i64().unwrap()
+        }
+    };
+    let mut alices = Vec::new();
+    for _ in 0..6 {
+        alices.push(queue(&alice, busy, "pdf").await);
+    }
+    let bobs = queue(&bob, small, "zip").await;
+    let status = |user: &crate::common::TestUser, deck: i64, id: i64| {
+        let key = user.key.clone();
+        let app = &app;
+        async move {
+            let r = app
+                .call(
+                    Method::GET,
+                    &format!("/v1/decks/{deck}/exports/{id}"),
+                    Some(&key),
+                    None,
+                )
+                .await;
+            r.data()["status"].as_str().unwrap().to_string()
+        }
+    };
+    let mut done_before_bob = None;
+    for _ in 0..1200 {
+        if status(&bob, small, bobs).await != "pending" {
+            let mut done = 0;
+            for &id in &alices {
+                if status(&alice, busy, id).await != "pending" {
+                    done += 1;
+                }
+            }
+            done_before_bob = Some(done);
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let done = done_before_bob.expect("bob's export finished");
+    assert_eq!(status(&bob, small, bobs).await, "completed");
+    assert!(done <= 2, "bob's export waited for {done} of alice's six");
+}

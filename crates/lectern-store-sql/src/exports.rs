@@ -9,6 +9,10 @@ use lectern_core::time::Timestamp;
 use crate::rows::{Columns, EXPORT_SELECT, export_row};
 use crate::{SqlStore, Tx, all, fault, optional, time};
 
+/// The jobs in flight of the owner of the candidate `d`, for the claim's query.
+const IN_FLIGHT: &str = "SELECT COUNT(*) FROM exports r JOIN decks rd ON rd.id = r.deck_id
+    WHERE rd.owner_id = d.owner_id AND r.status = 'pending' AND r.lease_until >= $1";
+
 /// An export by id, inside a transaction.
 async fn export_in_tx(tx: &mut Tx, id: i64) -> Result<Option<ExportRecord>> {
     let sql = sqlx::AssertSqlSafe(format!("{EXPORT_SELECT} WHERE e.id = $1"));
@@ -74,6 +78,7 @@ impl ExportStore for SqlStore {
         now: Timestamp,
         lease_until: Timestamp,
         max_attempts: i64,
+        per_account: i64,
     ) -> Result<Option<ExportRecord>> {
         let mut tx = self.begin_write().await?;
         let query = sqlx::query(
@@ -87,13 +92,23 @@ impl ExportStore for SqlStore {
             .bind(max_attempts)
             .bind(now.unix_micros());
         tx.run(query).await?;
+        // Per candidate: its owner's jobs in flight (leased) and when the owner's last export
+        // completed; the fewest in flight first, then the account served longest ago.
         let sql = format!(
-            "SELECT id FROM exports WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < $1)
-             ORDER BY id LIMIT 1{}",
+            "SELECT e.id FROM exports e JOIN decks d ON d.id = e.deck_id
+             WHERE e.status = 'pending' AND (e.lease_until IS NULL OR e.lease_until < $1)
+               AND ({IN_FLIGHT}) < $2
+             ORDER BY ({IN_FLIGHT}),
+               (SELECT COALESCE(MAX(r.completed_at), 0) FROM exports r
+                  JOIN decks rd ON rd.id = r.deck_id WHERE rd.owner_id = d.owner_id),
+               e.id
+             LIMIT 1{}",
             // Another server's worker skips the job this one holds instead of waiting.
-            self.dialect.row_lock(" FOR UPDATE SKIP LOCKED")
+            self.dialect.row_lock(" FOR UPDATE OF e SKIP LOCKED")
         );
-        let query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(now.unix_micros());
+        let query = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(now.unix_micros())
+            .bind(per_account);
         let Some(id) = tx.optional(query, |r| r.int(0)).await? else {
             tx.commit().await?;
             return Ok(None);

@@ -23,6 +23,9 @@ use crate::{Error, Result};
 pub const DOWNLOAD_URL_SECONDS: i64 = 3600;
 /// What `create_deck_export` tells clients to wait before polling, in seconds.
 pub const POLL_AFTER_SECONDS: i64 = 2;
+/// Export jobs of one account (deck owner) in flight at once, over all workers and servers:
+/// one account's queue of exports leaves the other workers to everyone else.
+pub const EXPORTS_IN_FLIGHT_PER_ACCOUNT: i64 = 1;
 
 /// The options of an export, as stored with the job.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -309,6 +312,8 @@ impl Worker<'_> {
     }
 
     /// takes the next export job (see `Store::claim_export`), leased for `lease`.
+    /// The next export job (see [`Store::claim_export`](crate::store::Store::claim_export)
+    /// for the order), leased for `lease`.
     pub async fn claim_export_job(
         &self,
         lease: std::time::Duration,
@@ -316,7 +321,10 @@ impl Worker<'_> {
     ) -> Result<Option<ExportRecord>> {
         let now = Timestamp::now();
         let until = Timestamp::from_unix_micros(now.unix_micros() + lease.as_micros() as i64);
-        self.0.store().claim_export(now, until, max_attempts).await
+        self.0
+            .store()
+            .claim_export(now, until, max_attempts, EXPORTS_IN_FLIGHT_PER_ACCOUNT)
+            .await
     }
 
     /// the job's file is stored under `file_key`.

@@ -597,9 +597,10 @@ impl ExportStore for CachedStore {
         now: Timestamp,
         lease_until: Timestamp,
         max_attempts: i64,
+        per_account: i64,
     ) -> Result<Option<ExportRecord>> {
         self.inner
-            .claim_export(now, lease_until, max_attempts)
+            .claim_export(now, lease_until, max_attempts, per_account)
             .await
     }
 

@@ -323,14 +323,18 @@ pub trait ExportStore: Send + Sync {
     ) -> Result<Option<ExportRecord>>;
     /// An export by id (for downloads, checked by signature).
     async fn find_export(&self, export_id: i64) -> Result<Option<ExportRecord>>;
-    /// Takes the oldest pending export whose lease is free, leasing it until `lease_until`
-    /// and counting the attempt; first ends as failed every pending export that used up
-    /// `max_attempts`. Atomic across processes (no job runs twice at once).
+    /// Takes a pending export whose lease is free, leasing it until `lease_until` and
+    /// counting the attempt; first ends as failed every pending export that used up
+    /// `max_attempts`. Accounts (deck owners) with `per_account` jobs in flight are passed
+    /// over; of the others, the one with the fewest jobs in flight, then the one whose last
+    /// export completed longest ago, gets its oldest job (round robin between accounts).
+    /// Atomic across processes (no job runs twice at once).
     async fn claim_export(
         &self,
         now: Timestamp,
         lease_until: Timestamp,
         max_attempts: i64,
+        per_account: i64,
     ) -> Result<Option<ExportRecord>>;
     /// Ends an export as completed with its stored file.
     async fn complete_export(&self, export_id: i64, file_key: &str, at: Timestamp) -> Result<()>;
