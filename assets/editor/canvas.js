@@ -14,6 +14,8 @@
 // new HTML; blocks the person did not touch keep their markup as it was. Content outside
 // the blocks (free reveal.js HTML) is drawn behind them but edited as HTML, not here.
 
+import { drawable, drawableChildren } from "./inert.js";
+
 /** Screen pixels within which a moved edge snaps to the canvas's edges and centre. */
 const SNAP = 6;
 
@@ -130,9 +132,9 @@ export class Canvas {
     this.board.style.backgroundSize = "cover";
     const rest = this.section.cloneNode(true);
     for (const block of rest.querySelectorAll(".sl-block")) block.remove();
-    this.free.innerHTML = rest.innerHTML;
+    this.free.replaceChildren(...drawableChildren(rest));
     this.blocks().forEach((block, index) => {
-      const view = document.importNode(block, true);
+      const view = document.importNode(drawable(block), true);
       view.dataset.index = String(index);
       if (this.selection.has(index)) this.decorate(view, index === this.selected && this.selection.size === 1);
       this.board.append(view);

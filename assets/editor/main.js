@@ -6,6 +6,7 @@
 // screen and offers to reload the slide.
 
 import { Canvas } from "./canvas.js";
+import { drawableChildren } from "./inert.js";
 
 const body = document.body;
 const deckId = body.dataset.deckId;
@@ -157,7 +158,7 @@ function thumbnail(id) {
   if (html) {
     const section = new DOMParser().parseFromString(html, "text/html").body.querySelector("section");
     if (section) {
-      board.innerHTML = section.innerHTML;
+      board.replaceChildren(...drawableChildren(section));
       const background = section.getAttribute("data-background-color");
       if (background) board.style.background = background;
     }

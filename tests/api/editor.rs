@@ -1187,3 +1187,66 @@ async fn a_person_selects_blocks_with_a_rectangle_moves_them_together_and_rotate
     assert!(c.contains("transform: rotate(90deg)"), "{c}");
     chromium.close().await;
 }
+
+/// Stored markup that would act on the page (a `<meta http-equiv=refresh>` moved the owner's
+/// editor to another site) is drawn inert on the canvas and in the slide list, while the
+/// slide itself keeps it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn markup_in_a_slide_cannot_act_on_the_editors_page() {
+    let Some(bin) = chromium() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI installs Chromium"
+        );
+        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let slide = "<section><meta http-equiv=\"refresh\" content=\"0;url=/left-by-free-html\">\
+        <div class=\"sl-block\" data-block-type=\"text\" data-block-id=\"t1\" style=\"left:80px;top:60px;width:400px;height:120px\">\
+        <div class=\"sl-block-content\"><p>Hello</p><meta http-equiv=\"refresh\" content=\"0;url=/left-by-block\">\
+        <form action=\"/logout\" method=\"post\"><button autofocus>Go</button></form></div></div></section>";
+    let CanvasEditor {
+        chromium,
+        page,
+        deck,
+        first,
+    } = open_canvas(&app, &alice, bin, "Inert", slide, 1).await;
+    // The slide list's thumbnail and the canvas are drawn; nothing they hold is live.
+    let live = wait_for(
+        &page,
+        "String(document.querySelectorAll('.thumb-board').length) + ' ' + \
+         String(document.querySelectorAll('meta[http-equiv], form').length) + ' ' + location.pathname",
+        "/edit",
+    )
+    .await;
+    assert!(
+        live.starts_with("1 0 ") && live.ends_with("/edit"),
+        "{live}"
+    );
+    let text = wait_for(
+        &page,
+        "document.querySelector('.canvas-board > .sl-block').textContent",
+        "Hello",
+    )
+    .await;
+    assert!(text.contains("Hello"), "{text}");
+    // Still on the editor after the page had every chance to move.
+    let path: String = page
+        .evaluate("new Promise((r) => setTimeout(() => r(location.pathname), 1500))")
+        .await
+        .unwrap()
+        .into_value()
+        .unwrap();
+    assert!(path.ends_with("/edit"), "the editor moved to {path}");
+    // The stored slide is unchanged.
+    let stored = app.get_slide(&alice.key, deck, &first).await;
+    assert!(
+        stored.data()["html"]
+            .as_str()
+            .unwrap()
+            .contains("http-equiv=\"refresh\"")
+    );
+    chromium.close().await;
+}
