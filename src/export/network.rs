@@ -107,8 +107,10 @@ pub enum Refusal {
     /// `--render-network none`.
     #[error("the renderer loads no remote resources (--render-network none)")]
     NoNetwork,
-    /// The host is, or resolves to, an address the setting does not allow.
-    #[error("{host} is not a public address ({ip})")]
+    /// The host is, or resolves to, an address the setting does not allow. The message
+    /// does not name the address: it goes back to whoever named the host (MCP
+    /// `upload_image`), who must not learn the server's internal DNS answers.
+    #[error("{host} is not a public address")]
     NotAllowed { host: String, ip: IpAddr },
     /// The host name does not resolve.
     #[error("{host} does not resolve: {error}")]
@@ -397,6 +399,15 @@ mod tests {
             assert!(matches!(refused, Err(Refusal::NoNetwork)), "{refused:?}");
         }
         assert_eq!(calls.load(Ordering::SeqCst), 0);
+    }
+
+    #[tokio::test]
+    async fn a_refusal_does_not_tell_what_an_internal_name_resolved_to() {
+        let resolve = fixed(&["10.20.30.40"], Arc::new(AtomicUsize::new(0)));
+        let refused = destination(RenderNetwork::Public, "db.internal", 80, &resolve).await;
+        let message = refused.unwrap_err().to_string();
+        assert!(message.contains("db.internal"), "{message}");
+        assert!(!message.contains("10.20.30.40"), "{message}");
     }
 
     #[tokio::test]

@@ -207,8 +207,8 @@ impl Shared {
             Err(refusal) => {
                 let status = match &refusal {
                     // Worth an operator's eye: a deck named the server's own networks.
-                    Refusal::NotAllowed { .. } => {
-                        tracing::info!(%host, port, reason = %refusal, "renderer: blocked a request");
+                    Refusal::NotAllowed { ip, .. } => {
+                        tracing::info!(%host, port, %ip, reason = %refusal, "renderer: blocked a request");
                         StatusCode::FORBIDDEN
                     }
                     Refusal::NoNetwork => StatusCode::FORBIDDEN,
