@@ -54,6 +54,8 @@ pub struct AppShared {
     pub rate_limits: Arc<RateLimits>,
     /// `get_deck`'s answers for unchanged decks.
     pub deck_bodies: crate::api::decks::DeckBodies,
+    /// The bearer token `/metrics` requires (`--metrics-token`); `None`: no credential.
+    pub metrics_token: Option<lectern_core::secret::Secret>,
 }
 
 /// Starts `workers` export workers for `state` (PDFs printed by `state.renderer`), with the

@@ -46,6 +46,7 @@ pub async fn run(opts: &StorageOptions, args: &McpArgs) -> anyhow::Result<()> {
         // One process for one account: its own counts (not shared with servers).
         rate_limits: RateLimits::new(opts.rate_limit, false),
         deck_bodies: Default::default(),
+        metrics_token: None,
     });
     app::spawn_export_workers(&state, 1);
     let handler = LecternMcp::for_api_key(

@@ -64,6 +64,10 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
         mcp: McpOptions::from_env(bound, &public_url)?,
         rate_limits,
         deck_bodies: Default::default(),
+        metrics_token: opts
+            .metrics_token
+            .clone()
+            .map(lectern_core::secret::Secret::new),
     });
     app::spawn_export_workers(&state, opts.export_workers);
     tokio::spawn(prune_history(state.core.clone(), opts.history_days));

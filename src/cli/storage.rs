@@ -115,6 +115,16 @@ pub struct StorageOptions {
     )]
     pub export_workers: usize,
 
+    /// A token that `GET /metrics` requires (`Authorization: Bearer <token>`); without one,
+    /// `/metrics` answers anyone who reaches the server.
+    #[arg(
+        long,
+        env = "LECTERN_METRICS_TOKEN",
+        global = true,
+        hide_env_values = true
+    )]
+    pub metrics_token: Option<String>,
+
     /// Most MiB of uploaded media one account may keep (413 above it).
     #[arg(long, env = "LECTERN_MEDIA_QUOTA_MB", default_value_t = lectern_core::service::media::DEFAULT_QUOTA_MB, global = true)]
     pub media_quota_mb: u64,

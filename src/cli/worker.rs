@@ -28,6 +28,7 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
         mcp: Default::default(),
         rate_limits: RateLimits::new(0, false),
         deck_bodies: Default::default(),
+        metrics_token: None,
     });
     app::spawn_export_workers(&state, opts.export_workers.max(1));
     println!("lectern: export worker running");

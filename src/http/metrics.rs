@@ -115,7 +115,21 @@ impl RequestTimer {
 
 /// GET `/metrics`. The export queue depth is read from the database on each scrape (it
 /// counts every server's jobs, so any server reports the same number).
-pub async fn metrics(State(state): State<AppState>) -> Response {
+pub async fn metrics(State(state): State<AppState>, headers: axum::http::HeaderMap) -> Response {
+    if let Some(token) = &state.metrics_token {
+        let presented = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .unwrap_or_default();
+        if !lectern_core::secret::constant_time_eq(presented, token.expose()) {
+            return crate::http::error::ApiError::new(
+                axum::http::StatusCode::UNAUTHORIZED,
+                "/metrics needs the metrics token (--metrics-token)",
+            )
+            .into_response();
+        }
+    }
     match state.core.export_queue_depth().await {
         Ok(depth) => metrics::gauge!("lectern_export_queue_depth").set(depth as f64),
         Err(e) => tracing::warn!(error = %e, "reading the export queue depth failed"),

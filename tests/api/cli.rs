@@ -348,3 +348,38 @@ async fn a_second_server_on_the_same_sqlite_data_dir_is_refused_and_the_first_ke
         "the first server runs on"
     );
 }
+
+/// With `--metrics-token`, `/metrics` answers only the bearer of that token (401 JSON for
+/// anyone else); `/healthz` still needs nothing.
+#[tokio::test]
+async fn metrics_behind_a_token_answer_only_its_bearer() {
+    let dir = tempfile::tempdir().unwrap();
+    let db_url = format!("sqlite://{}", dir.path().join("lectern.db").display());
+    let (_server, base) = crate::common::serve(
+        &db_url,
+        dir.path(),
+        &["--metrics-token", "scrape-me-0123456789"],
+    )
+    .await;
+    let client = reqwest::Client::new();
+    for token in [None, Some("wrong"), Some("scrape-me-012345678")] {
+        let mut req = client.get(format!("{base}/metrics"));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        let r = req.send().await.unwrap();
+        assert_eq!(r.status(), 401, "{token:?}");
+        let body: serde_json::Value = r.json().await.unwrap();
+        assert!(body["error"].as_str().unwrap().contains("metrics token"));
+    }
+    let r = client
+        .get(format!("{base}/metrics"))
+        .bearer_auth("scrape-me-0123456789")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.text().await.unwrap().contains("http_requests_total"));
+    let health = client.get(format!("{base}/healthz")).send().await.unwrap();
+    assert_eq!(health.status(), 200);
+}

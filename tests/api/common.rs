@@ -402,6 +402,7 @@ impl TestApp {
             mcp: Default::default(),
             rate_limits: lectern::http::rate_limit::RateLimits::new(rate_limit, false),
             deck_bodies: Default::default(),
+            metrics_token: None,
         });
         lectern::app::spawn_export_workers(&state, 1);
         tokio::spawn(async move {

@@ -120,6 +120,7 @@ async fn serve_lectern(data_dir: PathBuf, database_url: Option<String>) -> anyho
         history_days: 90,
         file_store: "local".into(),
         export_workers: 1,
+        metrics_token: None,
         media_quota_mb: 1024,
     };
     lectern::cli::serve::run(&opts).await
