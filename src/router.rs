@@ -69,7 +69,8 @@ pub fn build(state: AppState) -> Router {
             get(oauth::resource_metadata),
         )
         // MCP server (Streamable HTTP), and its protected resource metadata (RFC 9728).
-        .route_service("/mcp", mcp_service)
+        .route_service("/mcp", mcp_service.clone())
+        .route_service("/mcp/", mcp_service)
         .route(
             "/.well-known/oauth-protected-resource/mcp",
             get(mcp::http::resource_metadata),

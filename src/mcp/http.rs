@@ -145,7 +145,12 @@ impl McpService {
             return refuse(StatusCode::NOT_FOUND, "session not found");
         }
         let deleting = req.method() == Method::DELETE;
-        let response = self.route(req, &mut revision).await;
+        let mut response = self.route(req, &mut revision).await;
+        if deleting && response.status() == StatusCode::ACCEPTED {
+            // The session is gone: 204 (rmcp's 202 reads as a failure to SDKs that check).
+            *response.status_mut() = StatusCode::NO_CONTENT;
+            *response.body_mut() = Body::empty();
+        }
         match (&session, header_text(response.headers(), SESSION_HEADER)) {
             // `initialize` opened a session: it belongs to the credential that asked.
             (None, Some(opened)) => {

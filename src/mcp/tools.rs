@@ -61,27 +61,38 @@ struct Hints {
     scope: Scope,
     destructive: bool,
     idempotent: bool,
+    /// Whether the tool reaches beyond Lectern's own data (the network).
+    open_world: bool,
 }
 
 const READ: Hints = Hints {
     scope: Scope::Read,
     destructive: false,
     idempotent: true,
+    open_world: false,
 };
 const ADD: Hints = Hints {
     scope: Scope::Manage,
     destructive: false,
     idempotent: false,
+    open_world: false,
 };
 const SET: Hints = Hints {
     scope: Scope::Manage,
     destructive: false,
     idempotent: true,
+    open_world: false,
+};
+/// Adds, and may download what the caller names from the network (MCP `upload_image`).
+const FETCH: Hints = Hints {
+    open_world: true,
+    ..ADD
 };
 const OVERWRITE: Hints = Hints {
     scope: Scope::Manage,
     destructive: true,
     idempotent: true,
+    open_world: false,
 };
 
 /// One tool's definition.
@@ -142,8 +153,8 @@ pub fn tools() -> &'static [Tool] {
                             .read_only(s.hints.scope == Scope::Read)
                             .destructive(s.hints.destructive)
                             .idempotent(s.hints.idempotent)
-                            // Lectern's own decks only: a closed world.
-                            .open_world(false),
+                            // Lectern's own decks, but for downloads a caller names.
+                            .open_world(s.hints.open_world),
                     )
             })
             .collect()
@@ -445,7 +456,7 @@ fn build_specs() -> Vec<Spec> {
             name: "upload_image",
             title: "Upload an image",
             description: "Stores an image in the account's media library and returns it with its public url, to use in a slide right away (<img src=\"URL\">, style=\"background-image:url(URL)\" or data-background-image=\"URL\"). Give either data (the file, base64) with an optional name, or source_url (an http(s) URL the server downloads; only public internet addresses unless the server allows more). PNG, JPEG, GIF, WebP or SVG, at most 20 MiB and 50,000,000 pixels; the type is read from the bytes, metadata is removed, SVG keeps drawing content only. The same bytes uploaded again return the existing image. Needs the manage scope.",
-            hints: ADD,
+            hints: FETCH,
             input: upload_image_input,
             output: rest!("upload_media"),
         },

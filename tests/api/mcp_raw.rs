@@ -249,9 +249,45 @@ async fn a_session_answers_only_the_credential_that_opened_it() {
     // The session still serves Alice, and she may end it.
     let (_, decks) = owner.call("list_decks", json!({})).await;
     assert_eq!(decks["structuredContent"]["data"][0]["id"], deck);
-    assert!(delete(&alice.key).await.unwrap().status().is_success());
+    // 204: the Python SDK logs any other status as a failed termination.
+    assert_eq!(delete(&alice.key).await.unwrap().status(), 204);
     let after = owner
         .post(json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"}))
         .await;
     assert_eq!(after.status, 404, "an ended session is gone");
+}
+
+#[tokio::test]
+async fn mcp_with_a_trailing_slash_is_mcp_and_upload_image_says_it_reaches_out() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let initialize = reqwest::Client::new()
+        .post(format!("{}/mcp/", app.base))
+        .bearer_auth(&alice.key)
+        .header("accept", "application/json, text/event-stream")
+        .json(
+            &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "slash", "version": "1"}}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(initialize.status(), 200);
+    assert!(initialize.headers().contains_key("mcp-session-id"));
+
+    let mut client = RawClient::new(&app, &alice.key, "2025-06-18", true);
+    client.initialize().await;
+    let answer = client
+        .post(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}))
+        .await;
+    let tools = answer.messages[0]["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let hint = |name: &str| {
+        tools.iter().find(|t| t["name"] == name).unwrap()["annotations"]["openWorldHint"].clone()
+    };
+    assert_eq!(hint("upload_image"), true, "it downloads source_url");
+    assert_eq!(hint("list_decks"), false);
 }

@@ -400,6 +400,18 @@ impl Server {
     }
 }
 
+/// What `--help` prints: how to run the program and its scenarios.
+fn usage() -> String {
+    format!(
+        "lectern-bench: loads the release server and a bare-axum baseline in the same run\n\n\
+         usage: lectern-bench [SCENARIO ...] [--connections N] [--seconds T] [--rate-limit N]\n\
+         \x20                    [--backend sqlite|postgres] [--servers N] [--postgres-url URL]\n\
+         \x20                    [--compare PATH] [--decktape PATH]\n\n\
+         scenarios (all when none is named):\n  {}\n",
+        SCENARIOS.join("\n  ")
+    )
+}
+
 async fn bench(args: Vec<String>) -> anyhow::Result<()> {
     let mut connections = 32usize;
     let mut seconds = 10u64;
@@ -413,6 +425,10 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
     let mut it = args.into_iter();
     while let Some(arg) = it.next() {
         match arg.as_str() {
+            "--help" | "-h" => {
+                print!("{}", usage());
+                return Ok(());
+            }
             "--backend" => backend = it.next().context("--backend sqlite|postgres")?,
             "--servers" => servers = it.next().context("--servers N")?.parse()?,
             "--postgres-url" => postgres_url = it.next().context("--postgres-url URL")?,

@@ -72,6 +72,17 @@ impl MediaKind {
         }
     }
 
+    /// Every extension a file of this kind may carry, the usual one first.
+    pub fn extensions(self) -> &'static [&'static str] {
+        match self {
+            MediaKind::Png => &["png"],
+            MediaKind::Jpeg => &["jpg", "jpeg", "jpe", "jfif"],
+            MediaKind::Gif => &["gif"],
+            MediaKind::Webp => &["webp"],
+            MediaKind::Svg => &["svg"],
+        }
+    }
+
     /// The kind a stored content type names.
     pub fn from_content_type(content_type: &str) -> Option<MediaKind> {
         [
@@ -358,9 +369,10 @@ fn gif_layout(input: &[u8]) -> Option<(u32, u32, u64)> {
 }
 
 /// The name an upload is stored under: the last path segment of `raw`, reduced to letters,
-/// digits, `.`, `-` and `_` (anything else becomes `-`), at most 100 characters, with the
-/// extension of the detected type (a PNG named `x.svg` is `x.png`). Without a usable name:
-/// `image.<ext>`.
+/// digits, `.`, `-` and `_` (anything else becomes `-`), at most 100 characters. The
+/// extension the person gave stays when the detected type allows it (`photo.jpeg` stays
+/// `photo.jpeg`); any other becomes the type's own (a PNG named `x.svg` is `x.png`).
+/// Without a usable name: `image.<ext>`.
 pub fn safe_name(raw: Option<&str>, kind: MediaKind) -> String {
     let base = raw.unwrap_or("").rsplit(['/', '\\']).next().unwrap_or("");
     let mut name = String::new();
@@ -375,12 +387,16 @@ pub fn safe_name(raw: Option<&str>, kind: MediaKind) -> String {
         }
         name.push(c);
     }
-    let stem = match name.rfind('.') {
-        Some(dot) => &name[..dot],
-        None => &name[..],
+    let (stem, given) = match name.rfind('.') {
+        Some(dot) => (&name[..dot], Some(name[dot + 1..].to_ascii_lowercase())),
+        None => (&name[..], None),
     };
     let stem = stem.trim_matches(|c| c == '.' || c == '-');
-    let ext = kind.extension();
+    let ext = given
+        .as_deref()
+        .and_then(|g| kind.extensions().iter().find(|e| **e == g))
+        .copied()
+        .unwrap_or(kind.extension());
     let stem = if stem.is_empty() { "image" } else { stem };
     let keep = MAX_NAME_CHARS - ext.len() - 1;
     let stem: String = stem.chars().take(keep).collect();

@@ -211,6 +211,10 @@ fn the_type_comes_from_the_bytes_and_the_name_follows_it() {
     assert_eq!(p.kind, MediaKind::Png);
     assert_eq!(safe_name(Some("drawing.svg"), p.kind), "drawing.png");
     assert_eq!(safe_name(None, MediaKind::Jpeg), "image.jpg");
+    // The extension given stays where the type allows it, in lower case.
+    assert_eq!(safe_name(Some("photo.jpeg"), MediaKind::Jpeg), "photo.jpeg");
+    assert_eq!(safe_name(Some("Photo.JPEG"), MediaKind::Jpeg), "Photo.jpeg");
+    assert_eq!(safe_name(Some("photo.jpeg"), MediaKind::Png), "photo.png");
     assert_eq!(safe_name(Some(""), MediaKind::Svg), "image.svg");
     assert_eq!(
         safe_name(Some("../../etc/pass wd<script>.png"), MediaKind::Png),
