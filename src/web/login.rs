@@ -16,18 +16,32 @@ use crate::web::session::{
     LOGIN_CSRF_COOKIE, MaybeSession, SESSION_COOKIE, cookie, safe_next, set_cookie,
 };
 
-fn login_form(state: &AppState, next: &str, message: Option<&str>, status: StatusCode) -> Response {
+/// The sign-in form; `username` is filled in again after a failed try.
+fn login_form(
+    state: &AppState,
+    next: &str,
+    username: &str,
+    message: Option<&str>,
+    status: StatusCode,
+) -> Response {
     let csrf = secret::random_alphanumeric(32);
     let note = message.map_or(String::new(), |m| {
         format!("<p role=\"alert\">{}</p>", escape(m))
     });
     let body = format!(
         "{note}<form method=\"post\" action=\"/login\">{}{}\
-         <p><label>Username <input name=\"username\" autocomplete=\"username\" required></label></p>\
-         <p><label>Password <input name=\"password\" type=\"password\" autocomplete=\"current-password\" required></label></p>\
+         <p><label>Username <input name=\"username\" autocomplete=\"username\" value=\"{}\" required></label></p>\
+         <p><label>Password <input name=\"password\" type=\"password\" autocomplete=\"current-password\" required{}></label></p>\
          <p><button type=\"submit\">Sign in</button></p></form>",
         hidden("csrf_token", &csrf),
         hidden("next", next),
+        escape(username),
+        // After a failed try the password field is where the person goes on.
+        if username.is_empty() {
+            ""
+        } else {
+            " autofocus"
+        },
     );
     let mut response = page(status, "Sign in", &body);
     response.headers_mut().append(
@@ -47,7 +61,7 @@ pub async fn login_page(
     if session.is_some() {
         return see_other(next);
     }
-    login_form(&state, next, None, StatusCode::OK)
+    login_form(&state, next, "", None, StatusCode::OK)
 }
 
 /// POST `/login`: checks the CSRF token, then the credentials (tries limited per client
@@ -91,6 +105,7 @@ pub async fn login(
         Err(SignInError::Invalid) => login_form(
             &state,
             &next,
+            username,
             Some("Wrong username or password."),
             StatusCode::UNAUTHORIZED,
         ),
@@ -98,6 +113,7 @@ pub async fn login(
             let mut response = login_form(
                 &state,
                 &next,
+                username,
                 Some(&format!(
                     "Too many failed sign-ins; try again in {retry_after} seconds."
                 )),

@@ -221,3 +221,21 @@ async fn one_address_gets_a_bounded_number_of_sign_in_tries_whatever_the_account
     let r = post_login(&app, &other, &csrf, "ann", PASSWORD, "/").await;
     assert_eq!(r.status(), StatusCode::SEE_OTHER);
 }
+
+/// A failed sign-in shows the form again with the username as typed (escaped), so only
+/// the password is typed again.
+#[tokio::test]
+async fn a_failed_sign_in_keeps_the_username() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let b = browser_from([127, 0, 0, 1]);
+    let csrf = form_token(&app, &b).await;
+    let r = post_login(&app, &b, &csrf, &alice.username, "wrong password", "/").await;
+    assert_eq!(r.status(), StatusCode::UNAUTHORIZED);
+    let page = r.text().await.unwrap();
+    assert!(page.contains("value=\"alice\""), "{page}");
+    let csrf = form_token(&app, &b).await;
+    let r = post_login(&app, &b, &csrf, "<b>\"x", "wrong password", "/").await;
+    let page = r.text().await.unwrap();
+    assert!(page.contains("value=\"&lt;b&gt;&quot;x\""), "{page}");
+}
