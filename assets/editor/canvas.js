@@ -380,7 +380,10 @@ export class Canvas {
   }
 
   doubleClick(event) {
-    const view = event.target.closest(".canvas-board > .sl-block");
+    // The block under the pointer: a press takes pointer capture (to drag), which makes the
+    // canvas itself the double-click's target.
+    const under = document.elementFromPoint(event.clientX, event.clientY) || event.target;
+    const view = under.closest(".canvas-board > .sl-block");
     if (!view && this.free.childNodes.length > 0) {
       // The slide's free reveal.js HTML is one block edited as HTML: the editor opens it.
       this.frame.dispatchEvent(new CustomEvent("editfree"));
