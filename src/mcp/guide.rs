@@ -32,7 +32,8 @@ Sharing: a deck's url works for anyone only with visibility all; create_deck_sha
 private link for self or team decks. Team decks of other members are read through \
 list_team_decks and get_team_deck (owner is the display name) and cannot be edited.
 
-Errors come back as tool results with isError true and a message saying what to fix. Tools that \
+Errors come back as tool results with isError true and the text {\"error\": message, \"status\": N}, \
+the message saying what to fix and N the HTTP status (404 missing, 422 invalid, 412 stale revision). Tools that \
 change data need a credential with the manage scope.";
 
 /// The slide authoring guide (Markdown).

@@ -361,6 +361,8 @@ impl LecternMcp {
                             message: format!("the slide could not be rendered: {m}"),
                         },
                     })?;
+                // The size drawn: the deck's canvas, or that scaled down when very large.
+                let (width, height) = crate::export::pdf::png_size(&png).unwrap_or_default();
                 Output::Image {
                     png,
                     data: json!({
@@ -368,8 +370,8 @@ impl LecternMcp {
                         "slide_id": slide.id,
                         "position": to_value(&slide.position),
                         "mime_type": "image/png",
-                        "width": 1280,
-                        "height": 720,
+                        "width": width,
+                        "height": height,
                     }),
                 }
             }
@@ -610,10 +612,11 @@ impl From<Error> for Failure {
 }
 
 impl Failure {
-    /// The `isError: true` result: the message as text (the same as REST's `error`), and
-    /// `{"error": message, "status": N}` as structured content, N being the status the REST
-    /// operation answers, so an agent tells a missing deck from an invalid argument without
-    /// reading the text.
+    /// The `isError: true` result: one text part, the JSON `{"error": message, "status": N}`
+    /// (the message is REST's `error`, N the status the REST operation answers), so an agent
+    /// tells a missing deck from an invalid argument. No structured content: clients check
+    /// structured content against the tool's output schema, errors included, and an error
+    /// matches no tool's success shape.
     fn into_result(self, op: Op) -> CallToolResult {
         let mut revision = None;
         let (status, message) = match self {
@@ -634,14 +637,12 @@ impl Failure {
             }
             Failure::Tool { status, message } => (status, message),
         };
-        let mut result = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
         let mut content = json!({ "error": message, "status": status });
         if let Some(r) = revision {
             // 412: the deck's current revision, to read again and retry.
             content["revision"] = json!(r);
         }
-        result.structured_content = Some(content);
-        result
+        CallToolResult::error(vec![ContentBlock::text(content.to_string())])
     }
 }
 

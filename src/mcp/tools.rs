@@ -401,7 +401,7 @@ fn build_specs() -> Vec<Spec> {
             op: Op::GetSlideScreenshot,
             name: "get_slide_screenshot",
             title: "Screenshot a slide",
-            description: "Renders one slide of the caller's deck as the deck's pages show it (theme, fonts, background) and returns it as a PNG image (1280x720), to check a layout visually. Takes a few seconds; needs Chromium on the server.",
+            description: "Renders one slide of the caller's deck as the deck's pages show it (theme, fonts, background) and returns it as a PNG image of the slide alone at the deck's canvas size (data.width x data.height; a canvas longer than 2560 px is scaled down in proportion), to check a layout visually. Takes a few seconds; needs Chromium on the server.",
             hints: READ,
             input: slide_ref_input,
             output: screenshot_output,

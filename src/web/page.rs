@@ -2,8 +2,13 @@
 //! headers every page carries (no framing, nothing loaded but the site's own stylesheet and
 //! images, no script, no referrer, no caching).
 
+use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+
+use crate::app::AppState;
+use crate::web::session::{SESSION_COOKIE, cookie};
 
 pub use lectern_core::html::escape;
 
@@ -141,11 +146,47 @@ pub fn core_error_page(e: lectern_core::Error, what: &str) -> Response {
     }
 }
 
-/// An error page.
+/// An error page. It is drawn with the signed-out header; for a signed-in person,
+/// [`account_header_on_errors`] draws it again with theirs.
 pub fn error_page(status: StatusCode, message: &str) -> Response {
-    page(
-        status,
-        status.canonical_reason().unwrap_or("Error"),
-        &format!("<p>{}</p>", escape(message)),
-    )
+    let title = status.canonical_reason().unwrap_or("Error");
+    let body = format!("<p>{}</p>", escape(message));
+    let mut response = page(status, title, &body);
+    response.extensions_mut().insert(ErrorPage { title, body });
+    response
+}
+
+/// What an [`error_page`] shows, kept on its response to be drawn again.
+#[derive(Clone)]
+struct ErrorPage {
+    title: &'static str,
+    body: String,
+}
+
+/// Middleware of the web pages: an error page answered to a request with a live session
+/// wears that account's header (its decks, its keys, signing out) rather than "Sign in".
+/// Only error pages look the session up.
+pub async fn account_header_on_errors(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let token = cookie(request.headers(), SESSION_COOKIE).map(str::to_string);
+    let response = next.run(request).await;
+    let (Some(token), Some(error)) = (token, response.extensions().get::<ErrorPage>().cloned())
+    else {
+        return response;
+    };
+    let session = match state.core.session(&token).await {
+        Ok(Some(session)) => session,
+        Ok(None) => return response,
+        Err(e) => {
+            tracing::error!(error = %e, "session lookup failed");
+            return response;
+        }
+    };
+    let (mut parts, _) = response.into_parts();
+    let (_, body) = signed_in_page(parts.status, error.title, &error.body, &session).into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, body)
 }

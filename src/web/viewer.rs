@@ -100,6 +100,11 @@ pub async fn web_asset(Path(path): Path<String>) -> Response {
     asset::<WebAssets>(&path)
 }
 
+/// GET `/favicon.ico`: the site's icon, which browsers ask for on every page.
+pub async fn favicon() -> Response {
+    asset::<WebAssets>("favicon.ico")
+}
+
 /// The page modes of a deck URL.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {

@@ -9,17 +9,6 @@ use tokio::process::Command;
 
 use crate::common::TestApp;
 
-fn chromium() -> Option<PathBuf> {
-    [
-        "/usr/lib/chromium/chromium",
-        "/usr/bin/chromium",
-        "/usr/bin/chromium-browser",
-    ]
-    .iter()
-    .map(PathBuf::from)
-    .find(|p| p.exists())
-}
-
 /// Runs Chromium on `url` with `args` (e.g. `--dump-dom`) and returns its stdout.
 async fn run_chromium(bin: &PathBuf, url: &str, args: &[&str]) -> String {
     let profile = tempfile::tempdir().unwrap();
@@ -46,8 +35,7 @@ async fn run_chromium(bin: &PathBuf, url: &str, args: &[&str]) -> String {
 
 #[tokio::test]
 async fn a_deck_url_presents_in_chromium_and_slide_script_never_runs() {
-    let Some(bin) = chromium() else {
-        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+    let Some(bin) = crate::common::chromium(module_path!()) else {
         return;
     };
     let app = TestApp::spawn().await;
@@ -120,8 +108,7 @@ async fn wait_for_text(page: &chromiumoxide::Page, js: &str, want: &str) -> Stri
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn arrow_keys_move_through_horizontal_and_vertical_slides_in_chromium() {
-    let Some(bin) = chromium() else {
-        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+    let Some(bin) = crate::common::chromium(module_path!()) else {
         return;
     };
     let app = TestApp::spawn().await;

@@ -759,3 +759,17 @@ impl TestApp {
         .await
     }
 }
+
+/// Chromium for a browser test, or `None` after printing that `test` is skipped. Under
+/// `CI=true` (where .ci/run installs it) a missing Chromium fails the test instead.
+pub fn chromium(test: &str) -> Option<std::path::PathBuf> {
+    let found = lectern::export::pdf::find_chromium(None);
+    if found.is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{test}: Chromium is required under CI (apt-get install chromium)"
+        );
+        eprintln!("SKIPPED: {test} (Chromium is not installed)");
+    }
+    found
+}

@@ -15,10 +15,6 @@ use serde_json::json;
 
 use crate::common::{TestApp, TestUser};
 
-fn chromium() -> Option<PathBuf> {
-    lectern::export::pdf::find_chromium(None)
-}
-
 /// Evaluates `js` until it returns a string containing `want`; the last value seen.
 async fn wait_for(page: &Page, js: &str, want: &str) -> String {
     let mut last = String::new();
@@ -148,8 +144,7 @@ async fn sign_in(page: &Page, app: &TestApp, user: &TestUser) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_lost() {
-    let Some(bin) = chromium() else {
-        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+    let Some(bin) = crate::common::chromium(module_path!()) else {
         return;
     };
     let app = TestApp::spawn().await;
@@ -584,8 +579,7 @@ async fn only_the_owner_gets_the_editor_and_strangers_learn_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_page_wears_the_sites_stylesheet_in_chromium() {
-    let Some(bin) = chromium() else {
-        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+    let Some(bin) = crate::common::chromium(module_path!()) else {
         return;
     };
     let app = TestApp::spawn().await;
@@ -672,8 +666,7 @@ fn block_markup<'a>(html: &'a str, id: &str) -> &'a str {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_block_markup_slide_changes_one_block_and_leaves_the_others_as_they_were() {
-    let Some(bin) = chromium() else {
-        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+    let Some(bin) = crate::common::chromium(module_path!()) else {
         return;
     };
     let app = TestApp::spawn().await;
@@ -913,8 +906,7 @@ fn style_px(block: &str, side: &str) -> f64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_mouse() {
-    let Some(bin) = chromium() else {
-        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+    let Some(bin) = crate::common::chromium(module_path!()) else {
         return;
     };
     let app = TestApp::spawn().await;
@@ -1048,12 +1040,86 @@ async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_m
     chromium.close().await;
 }
 
+/// Presses and releases the mouse twice at (`x`, `y`), the second time as a double-click.
+async fn double_click(page: &Page, (x, y): (f64, f64)) {
+    mouse(page, DispatchMouseEventType::MouseMoved, x, y, 0).await;
+    for clicks in [1, 2] {
+        mouse(page, DispatchMouseEventType::MousePressed, x, y, clicks).await;
+        mouse(page, DispatchMouseEventType::MouseReleased, x, y, clicks).await;
+    }
+}
+
+/// The block whose content has the keyboard focus, by id ("" when none).
+const EDITING_BLOCK: &str = "(() => { const a = document.activeElement; const b = a && a.isContentEditable && a.closest('.sl-block'); return b ? b.dataset.blockId : ''; })()";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_double_click_edits_a_text_or_code_block_in_place() {
+    let Some(bin) = crate::common::chromium(module_path!()) else {
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let slide = "<section>\
+        <div class=\"sl-block\" data-block-type=\"text\" data-block-id=\"t1\" style=\"left:80px;top:60px;width:500px;height:120px\">\
+        <div class=\"sl-block-content\"><h2>Quarterly</h2></div></div>\
+        <div class=\"sl-block\" data-block-type=\"code\" data-block-id=\"c1\" style=\"left:80px;top:300px;width:500px;height:200px\">\
+        <div class=\"sl-block-content\"><pre><code class=\"language-rust\">fn main</code></pre></div></div></section>";
+    let CanvasEditor {
+        chromium,
+        page,
+        deck,
+        first,
+    } = open_canvas(&app, &alice, bin, "Double-click", slide, 2).await;
+    let at = on_board(&page).await;
+
+    // Double-click the heading's word: it becomes editable, the word selected, and typing
+    // replaces it.
+    double_click(&page, at(150.0, 110.0)).await;
+    assert_eq!(wait_for(&page, EDITING_BLOCK, "t1").await, "t1");
+    assert_eq!(
+        wait_for(&page, "String(window.getSelection())", "Quarterly")
+            .await
+            .trim(),
+        "Quarterly"
+    );
+    page.execute(InsertTextParams::new("Yearly")).await.unwrap();
+    shot(&page, "editor-double-click-text").await;
+
+    // Double-click the code: its <code> is edited in place.
+    double_click(&page, at(120.0, 330.0)).await;
+    assert_eq!(wait_for(&page, EDITING_BLOCK, "c1").await, "c1");
+    assert_eq!(
+        page.evaluate("document.activeElement.tagName")
+            .await
+            .unwrap()
+            .into_value::<String>()
+            .unwrap(),
+        "CODE"
+    );
+    page.execute(InsertTextParams::new("start")).await.unwrap();
+
+    let saved = eventually(|| async {
+        let html = app.get_slide(&alice.key, deck, &first).await.data()["html"].clone();
+        let html = html.as_str().unwrap_or("");
+        html.contains("<h2>Yearly</h2>") && html.contains("start")
+    })
+    .await;
+    let html = app.get_slide(&alice.key, deck, &first).await.data()["html"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(saved, "the in-place edits were not saved: {html}");
+    let code = block_markup(&html, "c1");
+    assert!(code.contains("<code class=\"language-rust\">"), "{code}");
+    assert!(!html.contains("Quarterly"), "{html}");
+    chromium.close().await;
+}
+
 /// A change made while the previous one is being saved (the answer is slow to come back) is
 /// saved too, not dropped when that answer arrives.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_edit_made_while_a_save_is_under_way_is_saved_after_it() {
-    let Some(bin) = chromium() else {
-        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+    let Some(bin) = crate::common::chromium(module_path!()) else {
         return;
     };
     let app = TestApp::spawn().await;
@@ -1102,8 +1168,7 @@ async fn an_edit_made_while_a_save_is_under_way_is_saved_after_it() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_person_selects_blocks_with_a_rectangle_moves_them_together_and_rotates_one() {
-    let Some(bin) = chromium() else {
-        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+    let Some(bin) = crate::common::chromium(module_path!()) else {
         return;
     };
     let app = TestApp::spawn().await;
@@ -1193,12 +1258,7 @@ async fn a_person_selects_blocks_with_a_rectangle_moves_them_together_and_rotate
 /// slide itself keeps it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn markup_in_a_slide_cannot_act_on_the_editors_page() {
-    let Some(bin) = chromium() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI installs Chromium"
-        );
-        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+    let Some(bin) = crate::common::chromium(module_path!()) else {
         return;
     };
     let app = TestApp::spawn().await;

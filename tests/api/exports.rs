@@ -241,8 +241,7 @@ fn pdf_text(pdf: &[u8]) -> Option<String> {
 
 #[tokio::test]
 async fn pdf_exports_print_one_page_per_slide_with_titles_and_notes() {
-    if lectern::export::pdf::find_chromium(None).is_none() {
-        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
+    if crate::common::chromium(module_path!()).is_none() {
         return;
     }
     let app = TestApp::spawn().await;
@@ -513,18 +512,6 @@ fn python_pptx() -> Option<String> {
 
 /// Whether Chromium is installed; without it a browser test is skipped, saying so, except
 /// under CI, which installs it.
-fn chromium_here() -> bool {
-    let here = lectern::export::pdf::find_chromium(None).is_some();
-    if !here {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI installs Chromium"
-        );
-        eprintln!("SKIPPED: no Chromium here (CI installs Debian's chromium)");
-    }
-    here
-}
-
 /// A PowerPoint export of a deck in block markup, free HTML and HTML that does not map,
 /// read back with python-pptx: the canvas size, one slide per slide, the notes, a text box
 /// at its block's place with its runs, a native shape with its fill, Chromium's pictures of
@@ -532,7 +519,7 @@ fn chromium_here() -> bool {
 /// LibreOffice turns it into a PDF in which pdftotext finds every text box's text.
 #[tokio::test]
 async fn pptx_exports_map_blocks_to_native_shapes_and_draw_the_rest() {
-    if !chromium_here() {
+    if crate::common::chromium(module_path!()).is_none() {
         return;
     }
     let Some(python) = python_pptx() else {
@@ -812,9 +799,7 @@ async fn server_with_its_browser() -> Option<ServerWithBrowser> {
         eprintln!("skipped: runs in the SQLite pass");
         return None;
     }
-    if !chromium_here() {
-        return None;
-    }
+    crate::common::chromium(module_path!())?;
     let dir = tempfile::tempdir().unwrap();
     let db_url = format!("sqlite://{}", dir.path().join("lectern.db").display());
     let key = account(&db_url, "alice").await;
@@ -1035,7 +1020,7 @@ async fn the_browser_listens_on_no_port_and_keeps_its_sandbox() {
 /// free (one job in flight per account, then the account served longest ago).
 #[tokio::test]
 async fn another_accounts_export_does_not_wait_behind_one_accounts_queue() {
-    if !chromium_here() {
+    if crate::common::chromium(module_path!()).is_none() {
         return;
     }
     let app = TestApp::spawn().await;

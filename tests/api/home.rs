@@ -342,3 +342,53 @@ async fn lecterns_own_pages_call_the_rest_api_with_the_session_and_its_csrf_head
         .unwrap();
     assert_eq!(r.status(), 401);
 }
+
+#[tokio::test]
+async fn a_missing_page_wears_the_signed_in_header_and_every_page_has_an_icon() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let missing = format!("{}/alice/no-such-deck", app.base);
+    // Signed out: the header offers sign-in.
+    let (status, html) = get(&browser(), &missing).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(html.contains("There is no presentation here."), "{html}");
+    assert!(html.contains("href=\"/login\">Sign in</a>"), "{html}");
+    // Signed in: the same page with the account's header, and no "Sign in".
+    let (b, _) = sign_in(&app, &alice).await;
+    let r = b.get(&missing).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::NOT_FOUND);
+    assert!(
+        r.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .contains("default-src 'none'")
+    );
+    let html = r.text().await.unwrap();
+    assert!(html.contains("There is no presentation here."), "{html}");
+    assert!(
+        html.contains("Signed in as <strong>alice</strong>"),
+        "{html}"
+    );
+    assert!(!html.contains("Sign in</a>"), "{html}");
+    // The same for a page of the site that is not there, and a profile that is not.
+    for path in ["/nobody-here", "/alice/no-such-deck/present"] {
+        let (status, html) = get(&b, &format!("{}{path}", app.base)).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+        assert!(
+            html.contains("Signed in as <strong>alice</strong>"),
+            "{path}: {html}"
+        );
+    }
+
+    let r = reqwest::get(format!("{}/favicon.ico", app.base))
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let kind = r.headers()["content-type"].to_str().unwrap().to_string();
+    assert!(kind.contains("icon"), "{kind}");
+    let ico = r.bytes().await.unwrap();
+    // An icon directory (reserved 0, type 1) whose images are PNGs.
+    assert_eq!(&ico[..4], &[0, 0, 1, 0]);
+    let first = u32::from_le_bytes(ico[18..22].try_into().unwrap()) as usize;
+    assert!(ico[first..].starts_with(b"\x89PNG"));
+}

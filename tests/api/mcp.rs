@@ -85,26 +85,30 @@ pub(crate) fn ok(result: &CallToolResult) -> Value {
     structured
 }
 
-/// The message and status of a failed call: the text, and the structured content
-/// `{"error": message, "status": N}`.
+/// The JSON of a failed call: its one text part, `{"error": message, "status": N}`. An error
+/// carries no structured content (clients check that against the tool's output schema).
 #[track_caller]
-pub(crate) fn failure(result: &CallToolResult) -> (String, u16) {
+pub(crate) fn error_json(result: &CallToolResult) -> Value {
     assert_eq!(
         result.is_error,
         Some(true),
         "the call succeeded: {result:?}"
     );
-    let message = result
-        .content
-        .iter()
-        .find_map(|c| c.as_text().map(|t| t.text.clone()))
-        .expect("the error has a message");
-    let structured = result
-        .structured_content
-        .clone()
-        .expect("the error has structured content");
-    assert_eq!(structured["error"], message.as_str(), "{structured}");
-    let status = structured["status"].as_u64().expect("a status") as u16;
+    assert_eq!(result.structured_content, None, "{result:?}");
+    assert_eq!(result.content.len(), 1, "{result:?}");
+    let text = result.content[0]
+        .as_text()
+        .map(|t| t.text.clone())
+        .expect("the error is text");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// The message and status of a failed call.
+#[track_caller]
+pub(crate) fn failure(result: &CallToolResult) -> (String, u16) {
+    let error = error_json(result);
+    let message = error["error"].as_str().expect("a message").to_string();
+    let status = error["status"].as_u64().expect("a status") as u16;
     (message, status)
 }
 
@@ -396,8 +400,7 @@ async fn an_export_is_created_and_polled_until_completed() {
 
 #[tokio::test]
 async fn a_slide_screenshot_is_a_png_image() {
-    if lectern::export::pdf::find_chromium(None).is_none() {
-        eprintln!("SKIPPED: a_slide_screenshot_is_a_png_image (Chromium is not installed)");
+    if crate::common::chromium(module_path!()).is_none() {
         return;
     }
     let app = TestApp::spawn().await;
@@ -430,8 +433,61 @@ async fn a_slide_screenshot_is_a_png_image() {
     let png = base64::engine::general_purpose::STANDARD
         .decode(&image.data)
         .unwrap();
-    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "a real PNG");
-    assert!(png.len() > 1000);
+    // The slide alone, at the deck's canvas size: its background to every corner, no
+    // reveal.js arrows (bottom right) or progress bar (bottom).
+    let picture = image::load_from_memory(&png).expect("a real PNG").to_rgb8();
+    assert_eq!(picture.dimensions(), (1280, 720));
+    assert_eq!(
+        (
+            data["data"]["width"].clone(),
+            data["data"]["height"].clone()
+        ),
+        (json!(1280), json!(720))
+    );
+    let background = image::Rgb([0x12, 0x34, 0x56]);
+    for (x, y) in [
+        (0, 0),
+        (1279, 0),
+        (0, 719),
+        (1279, 719),
+        (1230, 680),
+        (640, 717),
+    ] {
+        assert_eq!(picture.get_pixel(x, y), &background, "at {x},{y}");
+    }
+    let corner = (1180..1280).flat_map(|x| (620..720).map(move |y| (x, y)));
+    let marked = corner
+        .filter(|&(x, y)| picture.get_pixel(x, y) != &background)
+        .count();
+    assert_eq!(marked, 0, "something is drawn in the bottom right corner");
+
+    // A deck of another canvas: the picture is that size.
+    let tall = ok(&call(
+        &client,
+        "create_deck",
+        json!({"width": 600, "height": 800, "slides": [{"html": "<section><h1>Tall</h1></section>"}]}),
+    )
+    .await);
+    let shot = call(
+        &client,
+        "get_slide_screenshot",
+        json!({"deck_id": tall["data"]["id"], "slide_id": tall["data"]["slide_ids"][0]}),
+    )
+    .await;
+    let data = ok(&shot);
+    let image = shot.content.iter().find_map(|c| c.as_image()).unwrap();
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(&image.data)
+        .unwrap();
+    let picture = image::load_from_memory(&png).unwrap();
+    assert_eq!((picture.width(), picture.height()), (600, 800));
+    assert_eq!(
+        (
+            data["data"]["width"].clone(),
+            data["data"]["height"].clone()
+        ),
+        (json!(600), json!(800))
+    );
     client.cancel().await.unwrap();
 }
 

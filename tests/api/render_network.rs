@@ -17,11 +17,7 @@ use tokio::net::TcpListener;
 use crate::common::{TestApp, TestUser};
 
 fn chromium_missing(test: &str) -> bool {
-    let missing = lectern::export::pdf::find_chromium(None).is_none();
-    if missing {
-        eprintln!("SKIPPED: {test} (Chromium is not installed)");
-    }
-    missing
+    crate::common::chromium(test).is_none()
 }
 
 /// Accepts connections on `listener` forever, counting them (and answering nothing).

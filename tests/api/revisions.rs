@@ -510,7 +510,7 @@ async fn mcp_writes_take_if_revision_and_undo_refuses_another_credentials_change
     .await;
     let (_, status) = failure(&stale);
     assert_eq!(status, 412);
-    assert_eq!(stale.structured_content.as_ref().unwrap()["revision"], 1);
+    assert_eq!(crate::mcp::error_json(&stale)["revision"], 1);
     let done = ok(&call(
         &client,
         "update_slide",

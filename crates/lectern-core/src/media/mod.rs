@@ -15,6 +15,7 @@ use image::{AnimationDecoder, DynamicImage, ImageDecoder, ImageFormat, ImageRead
 
 use crate::{Error, Result};
 
+mod jpeg;
 pub mod refs;
 mod svg;
 #[cfg(test)]
@@ -228,6 +229,9 @@ fn check_memory(needed: u64) -> Result<()> {
 fn reencode(kind: MediaKind, input: &[u8]) -> Result<(Vec<u8>, u32, u32)> {
     if kind == MediaKind::Gif {
         return reencode_gif(input);
+    }
+    if kind == MediaKind::Jpeg && !jpeg::is_whole(input) {
+        return Err(undecodable(kind, "the data ends before the image does"));
     }
     let mut reader = ImageReader::with_format(Cursor::new(input), format_of(kind));
     reader.limits(decode_limits());

@@ -113,6 +113,41 @@ fn truncated_html_and_unknown_files_are_refused() {
     }
 }
 
+#[test]
+fn an_image_cut_short_is_refused_in_every_format() {
+    // Pixels that do not compress away, so that every cut falls in the picture's data.
+    let noisy = DynamicImage::ImageRgba8(RgbaImage::from_fn(160, 120, |x, y| {
+        let n = x
+            .wrapping_mul(2_654_435_761)
+            .wrapping_add(y.wrapping_mul(40_503))
+            >> 7;
+        Rgba([n as u8, (n >> 8) as u8, (n >> 16) as u8, 255])
+    }));
+    for format in [
+        ImageFormat::Png,
+        ImageFormat::Jpeg,
+        ImageFormat::Gif,
+        ImageFormat::WebP,
+    ] {
+        let img = match format {
+            ImageFormat::Jpeg => DynamicImage::ImageRgb8(noisy.to_rgb8()),
+            _ => noisy.clone(),
+        };
+        let whole = encoded(img, format);
+        assert!(prepare(&whole).is_ok(), "{format:?} whole");
+        for keep in [whole.len() / 2, whole.len() * 3 / 4, whole.len() - 40] {
+            let Err(err) = prepare(&whole[..keep]) else {
+                panic!(
+                    "{format:?} cut to {keep} of {} bytes was accepted",
+                    whole.len()
+                );
+            };
+            assert_eq!(err.status(), 422, "{format:?} cut to {keep}: {err}");
+            assert!(err.to_string().contains("truncated"), "{err}");
+        }
+    }
+}
+
 /// A PNG that claims `w` × `h` pixels (valid signature and chunk CRCs) and ends where its
 /// pixel data starts.
 fn png_header(w: u32, h: u32) -> Vec<u8> {
