@@ -2,14 +2,16 @@
 //! REST handlers, web pages, MCP tools). Business rules and storage live in `crates/`.
 
 pub mod api;
-pub mod app;
 pub mod cli;
 pub mod export;
 pub mod http;
 pub mod mcp;
 pub mod notify;
 pub mod oauth;
+pub mod render;
 pub mod router;
+pub mod server;
+pub mod state;
 pub mod web;
 
 /// mimalloc instead of glibc's malloc: under load glibc's arenas contend on their locks (a

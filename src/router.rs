@@ -1,21 +1,16 @@
 //! Every path Lectern serves, in one place: read this file as the table of contents.
 
-use std::time::Duration;
-
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{delete, get, patch, post};
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 
-use crate::app::AppState;
+use crate::state::AppState;
 use crate::{api, http, mcp, oauth, web};
 
 /// Largest request body (413 above it).
 pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
-
-/// Longest time a request may take before it is answered 408 (`http::EdgeLayer`).
-pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The whole application.
 pub fn build(state: AppState) -> Router {
@@ -74,7 +69,9 @@ pub fn build(state: AppState) -> Router {
         .layer(
             ServiceBuilder::new()
                 .layer(http::request_id::RequestIdLayer::default())
-                .layer(http::EdgeLayer)
+                .layer(http::EdgeLayer {
+                    time_limit: state.timeouts.request,
+                })
                 .layer(CatchPanicLayer::custom(http::panic_response))
                 .layer(DefaultBodyLimit::max(MAX_BODY_BYTES)),
         )
@@ -207,7 +204,7 @@ fn rest_api(state: &AppState) -> Router<AppState> {
         )
         .route("/v1/team/decks", get(api::team::list_team_decks))
         .route("/v1/team/decks/{id}", get(api::team::get_team_deck))
-        .route_layer(http::rate_limit::RateLimitLayer(state.clone()))
+        .route_layer(http::limit_layer::RateLimitLayer(state.clone()))
 }
 
 #[cfg(test)]

@@ -11,9 +11,9 @@ use lectern_core::service::exports::{ExportView, NewExport, POLL_AFTER_SECONDS};
 use serde::Serialize;
 
 use crate::api::{Envelope, data};
-use crate::app::AppState;
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::extract::{Auth, ExportIdPath, IdPath, JsonBody, Manage};
+use crate::state::AppState;
 
 /// `meta` of `create_deck_export`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]

@@ -11,9 +11,9 @@ use lectern_core::params::Paging;
 use lectern_core::service::media::{MediaView, Upload};
 
 use crate::api::{Envelope, data, page};
-use crate::app::AppState;
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::extract::{Auth, Manage, QueryParams};
+use crate::state::AppState;
 
 /// Largest upload request: the 20 MiB file plus room for a multipart envelope and its name.
 pub const MAX_UPLOAD_REQUEST_BYTES: usize = MAX_MEDIA_BYTES + 1024 * 1024;

@@ -3,6 +3,7 @@
 //! answer in the envelope.
 
 pub mod bodies;
+pub mod deck_bodies;
 pub mod decks;
 pub mod exports;
 pub mod media;

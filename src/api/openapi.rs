@@ -9,7 +9,7 @@ use utoipa::openapi::security::{
 use utoipa::{Modify, OpenApi};
 
 use crate::api;
-use crate::app::AppState;
+use crate::state::AppState;
 
 /// Adds the bearer scheme (API key or OAuth access token).
 struct BearerAuth;

@@ -7,9 +7,9 @@ use lectern_core::params::Paging;
 use lectern_core::views::{DeckMeta, RevisionDetailView, RevisionView};
 
 use crate::api::{Envelope, data, page};
-use crate::app::AppState;
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::extract::{Auth, IdPath, IfMatch, Manage, QueryParams, RevisionPath, SlideIdPath};
+use crate::state::AppState;
 
 /// `list_revisions`: the deck's revisions, newest first, paged (default 20, at most 100).
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/revisions", operation_id = "list_revisions", tag = "revisions",

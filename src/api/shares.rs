@@ -8,9 +8,9 @@ use lectern_core::service::shares::{NewShare, ShareView};
 use serde::Serialize;
 
 use crate::api::{Envelope, data};
-use crate::app::AppState;
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::extract::{Auth, IdPath, JsonBody, Manage, ShareIdPath};
+use crate::state::AppState;
 
 /// `meta` of the share list: the number of links.
 #[derive(Debug, Serialize, utoipa::ToSchema)]

@@ -9,9 +9,9 @@ use lectern_core::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
 use lectern_core::views::{SlideCount, SlidePlace, SlideSummary, SlideView};
 
 use crate::api::{Envelope, Tagged, data, page, tagged};
-use crate::app::AppState;
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::extract::{Auth, IdPath, IfMatch, JsonBody, Manage, QueryParams, SlideIdPath};
+use crate::state::AppState;
 
 /// `list_slides`: slide summaries in presentation order, paged (default 50, at most 200).
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/slides", operation_id = "list_slides", tag = "slides",

@@ -6,9 +6,9 @@ use lectern_core::params::{Paging, parse_bool};
 use lectern_core::views::{TeamDeckSummary, TeamDeckView};
 
 use crate::api::{Envelope, Tagged, page, tagged};
-use crate::app::AppState;
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::extract::{Auth, IdPath, QueryParams};
+use crate::state::AppState;
 
 /// `list_team_decks`: the team's `team` and `all` decks, newest first.
 #[utoipa::path(get, path = "/v1/team/decks", operation_id = "list_team_decks", tag = "team",

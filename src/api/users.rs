@@ -5,9 +5,9 @@ use axum::extract::State;
 use lectern_core::views::UserView;
 
 use crate::api::{Envelope, data};
-use crate::app::AppState;
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::extract::Auth;
+use crate::state::AppState;
 
 /// `users_get`: the authenticated account (2.2).
 #[utoipa::path(get, path = "/v1/user", operation_id = "users_get", tag = "account",

@@ -11,11 +11,12 @@ use lectern_core::auth::Resource;
 use lectern_core::secret::Secret;
 use rmcp::ServiceExt;
 
-use crate::app::{self, AppShared, AppState};
 use crate::cli::StorageOptions;
 use crate::export::pdf::{PdfRenderer, find_chromium};
 use crate::http::rate_limit::RateLimits;
 use crate::mcp::LecternMcp;
+use crate::server;
+use crate::state::{AppShared, AppState};
 
 /// Options of `lectern mcp`.
 #[derive(Debug, Clone, Args)]
@@ -47,8 +48,9 @@ pub async fn run(opts: &StorageOptions, args: &McpArgs) -> anyhow::Result<()> {
         rate_limits: RateLimits::new(opts.rate_limit, false),
         deck_bodies: Default::default(),
         metrics_token: None,
+        timeouts: Default::default(),
     });
-    app::spawn_export_workers(&state, 1);
+    server::spawn_export_workers(&state, 1);
     let handler = LecternMcp::for_api_key(
         core,
         state.export_wakeup.clone(),

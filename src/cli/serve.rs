@@ -5,12 +5,13 @@ use anyhow::Context;
 use lectern_core::Lectern;
 use tokio::net::TcpListener;
 
-use crate::app::{self, AppShared, AppState};
 use crate::cli::StorageOptions;
 use crate::export::pdf::{PdfRenderer, find_chromium};
 use crate::http::rate_limit::{self, RateLimits};
 use crate::mcp::McpOptions;
 use crate::notify::SmtpNotifier;
+use crate::server;
+use crate::state::{AppShared, AppState};
 
 /// Runs the HTTP service.
 pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
@@ -68,10 +69,11 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
             .metrics_token
             .clone()
             .map(lectern_core::secret::Secret::new),
+        timeouts: Default::default(),
     });
-    app::spawn_export_workers(&state, opts.export_workers);
+    server::spawn_export_workers(&state, opts.export_workers);
     tokio::spawn(prune_history(state.core.clone(), opts.history_days));
-    app::serve(listener, state, shutdown_signal()).await?;
+    server::serve(listener, state, shutdown_signal()).await?;
     tracing::info!("lectern stopped");
     Ok(())
 }

@@ -5,10 +5,11 @@
 
 use std::sync::Arc;
 
-use crate::app::{self, AppShared, AppState};
 use crate::cli::StorageOptions;
 use crate::export::pdf::{PdfRenderer, find_chromium};
 use crate::http::rate_limit::RateLimits;
+use crate::server;
+use crate::state::{AppShared, AppState};
 
 /// Runs `--export-workers` workers (at least one) until SIGTERM or Ctrl-C.
 pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
@@ -29,8 +30,9 @@ pub async fn run(opts: &StorageOptions) -> anyhow::Result<()> {
         rate_limits: RateLimits::new(0, false),
         deck_bodies: Default::default(),
         metrics_token: None,
+        timeouts: Default::default(),
     });
-    app::spawn_export_workers(&state, opts.export_workers.max(1));
+    server::spawn_export_workers(&state, opts.export_workers.max(1));
     println!("lectern: export worker running");
     tracing::info!(
         workers = opts.export_workers.max(1),

@@ -24,7 +24,18 @@ use tokio::net::TcpListener;
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::task::JoinHandle;
 
-use crate::export::pdf::{BROWSER_NICENESS, PdfError};
+/// Why a PDF could not be made.
+#[derive(Debug)]
+pub enum PdfError {
+    /// Will not work on another attempt (no Chromium).
+    Permanent(String),
+    /// May work on another attempt (the browser died, a timeout).
+    Transient(String),
+}
+
+/// The browser's niceness (requests run at 0): under load, a busy browser thread gets about
+/// a tenth of a request thread's share of a core (the kernel's weights: 110 against 1024).
+pub const BROWSER_NICENESS: i32 = 10;
 
 /// The user an unprivileged browser runs as when this process is root.
 const NOBODY: u32 = 65534;

@@ -21,6 +21,7 @@ use chromiumoxide::cdp::browser_protocol::target::{
 use tokio::sync::{Mutex, OnceCell, Semaphore};
 
 use crate::export::browser::{self, Running};
+pub use crate::export::browser::{BROWSER_NICENESS, PdfError};
 
 use crate::export::network::{RenderNetwork, system_resolver};
 use crate::export::proxy::RenderProxy;
@@ -115,19 +116,6 @@ const SNAPSHOT_SETUP: &str = r#"(() => {
   };
   return true;
 })()"#;
-
-/// Why a PDF could not be made.
-#[derive(Debug)]
-pub enum PdfError {
-    /// Will not work on another attempt (no Chromium).
-    Permanent(String),
-    /// May work on another attempt (the browser died, a timeout).
-    Transient(String),
-}
-
-/// The browser's niceness (requests run at 0): under load, a busy browser thread gets about
-/// a tenth of a request thread's share of a core (the kernel's weights: 110 against 1024).
-pub const BROWSER_NICENESS: i32 = 10;
 
 /// The Chromium binary: `--chrome-path`/`LECTERN_CHROME`, else Debian's or one on PATH.
 pub fn find_chromium(configured: Option<&Path>) -> Option<PathBuf> {
@@ -566,7 +554,7 @@ mod tests {
 
     /// A one-slide presentation with Lectern's own reveal.js set-up.
     fn deck() -> Vec<(String, Vec<u8>)> {
-        let mut files = crate::web::viewer::offline_assets();
+        let mut files = crate::render::offline_assets();
         files.push((
             "index.html".into(),
             b"<!doctype html><html><head><link rel=\"stylesheet\" href=\"reveal/reveal.css\"></head>\

@@ -213,7 +213,7 @@ fn picture(bytes: Option<&[u8]>, rect: Rect, rotation: f64, description: &str) -
 /// The text and background colours of a theme colour preset, read from the presets' CSS
 /// (`themes.css`, the one place they are written).
 fn theme_options(preset: &str) -> ReadOptions {
-    let css = crate::web::viewer::theme_css();
+    let css = crate::render::theme_css();
     let rule = format!(".theme-{preset} {{");
     let declarations = css
         .lines()

@@ -192,10 +192,7 @@ impl Shared {
             .header(header::CACHE_CONTROL, "no-store")
             // The viewer's policy: whatever the sanitizer might miss in a slide, no script
             // but the presentation's own runs in the renderer.
-            .header(
-                header::CONTENT_SECURITY_POLICY,
-                crate::web::viewer::VIEWER_CSP,
-            )
+            .header(header::CONTENT_SECURITY_POLICY, crate::render::VIEWER_CSP)
             .body(Body::from(bytes))
             .expect("a guessed MIME type is a valid header value")
     }

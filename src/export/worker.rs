@@ -12,7 +12,7 @@ use tokio::sync::Notify;
 
 use crate::export::pdf::{PdfError, PdfRenderer};
 use crate::export::zip::{build_zip, presentation_files};
-use crate::web::viewer::PrintOptions;
+use crate::render::PrintOptions;
 
 /// Attempts a job gets before it ends failed.
 pub const MAX_ATTEMPTS: i64 = 3;

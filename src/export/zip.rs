@@ -9,7 +9,7 @@ use lectern_core::Lectern;
 use lectern_core::media::refs::localize;
 use lectern_core::service::viewer::ViewedDeck;
 
-use crate::web::viewer::{Mode, PrintOptions, deck_document, offline_assets};
+use crate::render::{Mode, PrintOptions, deck_document, offline_assets};
 
 /// Folder of the local copies of uploaded images.
 const MEDIA_DIR: &str = "media";

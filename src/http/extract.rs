@@ -13,8 +13,8 @@ use lectern_core::ids::{DeckId, ExportId, ShareId, SlideId};
 use lectern_core::revision::Precondition;
 use serde_json::Value;
 
-use crate::app::AppState;
 use crate::http::error::ApiError;
+use crate::state::AppState;
 
 /// The header in which Lectern's own pages send the session's CSRF token with REST requests.
 pub const CSRF_HEADER: &str = "x-csrf-token";
@@ -29,7 +29,7 @@ pub async fn session_caller(
     state: &AppState,
 ) -> Option<Result<Caller, ApiError>> {
     let sent = headers.get(CSRF_HEADER)?.to_str().ok();
-    let Some(token) = crate::web::session::cookie(headers, crate::web::session::SESSION_COOKIE)
+    let Some(token) = crate::http::session::cookie(headers, crate::http::session::SESSION_COOKIE)
     else {
         return Some(Err(ApiError::unauthorized(
             "sign in: X-CSRF-Token was sent without a session cookie",
@@ -37,7 +37,7 @@ pub async fn session_caller(
         )));
     };
     Some(match state.core.session(token).await {
-        Ok(Some(info)) if crate::web::session::csrf_matches(&info, sent) => {
+        Ok(Some(info)) if crate::http::session::csrf_matches(&info, sent) => {
             Ok(state.core.web_caller(&info))
         }
         Ok(Some(_)) => Err(ApiError::new(

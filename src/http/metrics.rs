@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use metrics::{Counter, Histogram};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
-use crate::app::AppState;
+use crate::state::AppState;
 
 /// How often the recorder's histograms are drained into their summaries (see [`handle`]).
 const UPKEEP_EVERY: Duration = Duration::from_secs(1);

@@ -3,14 +3,17 @@
 
 pub mod error;
 pub mod extract;
+pub mod limit_layer;
 pub mod metrics;
 pub mod rate_limit;
 pub mod request_id;
+pub mod session;
 
 use std::convert::Infallible;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -20,8 +23,6 @@ use futures::future::BoxFuture;
 use tower::{Layer, Service};
 
 use error::ApiError;
-
-use crate::router::REQUEST_TIMEOUT;
 
 /// Unknown routes: 404 with a JSON body.
 pub async fn not_found(req: Request) -> ApiError {
@@ -55,25 +56,28 @@ pub fn panic_response(err: Box<dyn std::any::Any + Send + 'static>) -> Response 
 }
 
 /// What every request passes on its way in and out, in one layer: it is counted and timed
-/// (`/metrics`), answered 408 past [`REQUEST_TIMEOUT`] ([`within_time_limit`]), run in a
+/// (`/metrics`), answered 408 past its time limit ([`within_time_limit`]), run in a
 /// cache scope of its own, so that its reads wait for at most one cache fence (see
 /// `lectern_core::store::cache`), and an error answer without a JSON body gets one
 /// ([`json_error_body`]). A `tower` service of its own rather than `middleware::from_fn`,
 /// which clones the routes behind it and boxes them once more for every request.
-#[derive(Clone, Copy, Default)]
-pub struct EdgeLayer;
+#[derive(Clone, Copy)]
+pub struct EdgeLayer {
+    /// A request's time limit (`Timeouts::request`).
+    pub time_limit: Duration,
+}
 
 impl<S> Layer<S> for EdgeLayer {
     type Service = Edge<S>;
 
     fn layer(&self, inner: S) -> Edge<S> {
-        Edge(inner)
+        Edge(inner, self.time_limit)
     }
 }
 
 /// The service of [`EdgeLayer`] around a route.
 #[derive(Clone)]
-pub struct Edge<S>(S);
+pub struct Edge<S>(S, Duration);
 
 impl<S> Service<Request> for Edge<S>
 where
@@ -92,6 +96,7 @@ where
     fn call(&mut self, req: Request) -> Self::Future {
         let timer = metrics::RequestTimer::start(&req);
         let request = self.0.call(req);
+        let time_limit = self.1;
         Box::pin(async move {
             let request = async move {
                 match request.await {
@@ -100,7 +105,8 @@ where
                 }
             };
             let response =
-                lectern_core::store::cache::request_scope(within_time_limit(request)).await;
+                lectern_core::store::cache::request_scope(within_time_limit(request, time_limit))
+                    .await;
             let response = json_error_body(response);
             timer.finish(response.status());
             Ok(response)
@@ -108,13 +114,16 @@ where
     }
 }
 
-/// Runs a request until [`REQUEST_TIMEOUT`] after it began; past it, the answer is 408 (and
+/// Runs a request until `time_limit` after it began; past it, the answer is 408 (and
 /// the request's future is dropped: its write, if any, rolls back). Many requests are
 /// answered in their first poll (a read from the cache), and for those no timer is set at
 /// all: a timer costs each request an insertion into the runtime's timer wheel and a
 /// removal, ~4% of `get_deck`'s throughput.
-async fn within_time_limit(request: impl Future<Output = Response>) -> Response {
-    let deadline = tokio::time::Instant::now() + REQUEST_TIMEOUT;
+async fn within_time_limit(
+    request: impl Future<Output = Response>,
+    time_limit: Duration,
+) -> Response {
+    let deadline = tokio::time::Instant::now() + time_limit;
     let mut request = pin!(request);
     let first = poll_fn(|cx| Poll::Ready(request.as_mut().poll(cx))).await;
     if let Poll::Ready(response) = first {

@@ -29,10 +29,12 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::app::AppState;
+use super::options::{authority_host, url_host};
 use crate::http::error::ErrorBody;
-use crate::http::rate_limit::{client_address, over_limit_without_credential};
+use crate::http::limit_layer::over_limit_without_credential;
+use crate::http::rate_limit::client_address;
 use crate::mcp::LecternMcp;
+use crate::state::AppState;
 
 /// Host names always allowed besides the public URL's: a local client may use them.
 const LOOPBACK_HOSTS: &[&str] = &["localhost", "127.0.0.1", "::1"];
@@ -314,32 +316,6 @@ fn allowed_hosts(core: &lectern_core::Lectern) -> Vec<String> {
     hosts
 }
 
-/// The host of an `http(s)://host[:port]/...` URL, lowercase, without IPv6 brackets.
-pub fn url_host(url: &str) -> Option<String> {
-    let rest = url.split_once("://").map_or(url, |(_, r)| r);
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
-    authority_host(authority)
-}
-
-/// The host of a `host[:port]` authority, lowercase, without IPv6 brackets.
-fn authority_host(authority: &str) -> Option<String> {
-    let host = if let Some(rest) = authority.strip_prefix('[') {
-        rest.split_once(']')?.0
-    } else {
-        authority.split(':').next()?
-    };
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
-}
-
-/// Whether `host` names this machine.
-pub fn is_loopback_host(host: &str) -> bool {
-    host == "localhost"
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
 /// `{"error": message}` with `status`, answered before the request body was read: the
 /// connection is closed after it (`Connection: close`), so that a client does not send its
 /// next request on a connection the server drops for the unread body.
@@ -488,6 +464,7 @@ pub async fn resource_metadata(State(state): State<AppState>) -> Json<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mcp::options::is_loopback_host;
 
     #[test]
     fn hosts_come_out_of_urls_and_authorities_without_ports_or_brackets() {

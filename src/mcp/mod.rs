@@ -7,6 +7,8 @@
 mod args;
 pub mod guide;
 pub mod http;
+pub mod options;
+pub use options::{McpOptions, TEST_KEY_ENV};
 mod schemas;
 pub mod tools;
 
@@ -46,40 +48,6 @@ use tools::Op;
 
 /// Most slides `get_slides` returns in one call.
 pub const MAX_SLIDES_PER_CALL: usize = 10;
-
-/// Settings of the HTTP MCP server.
-#[derive(Clone, Default)]
-pub struct McpOptions {
-    /// Test-only (MCP conformance suite, which sends no credential): the API key used for
-    /// `/mcp` requests without an `Authorization` header. Only ever set for a server that
-    /// listens on and is published at a loopback address (see [`McpOptions::from_env`]).
-    pub anonymous_key: Option<Arc<Secret>>,
-}
-
-/// Environment variable holding the test-only API key for credential-less `/mcp` requests.
-pub const TEST_KEY_ENV: &str = "LECTERN_MCP_TEST_API_KEY";
-
-impl McpOptions {
-    /// Reads [`TEST_KEY_ENV`]; refuses it unless the server is bound to loopback and its
-    /// public URL is a loopback address too (a proxy in front would publish it otherwise).
-    pub fn from_env(bound: std::net::SocketAddr, public_url: &str) -> anyhow::Result<Self> {
-        let Some(key) = std::env::var(TEST_KEY_ENV).ok().filter(|k| !k.is_empty()) else {
-            return Ok(McpOptions::default());
-        };
-        let public_host = http::url_host(public_url).unwrap_or_default();
-        if !bound.ip().is_loopback() || !http::is_loopback_host(&public_host) {
-            anyhow::bail!(
-                "{TEST_KEY_ENV} is for tests only and needs a loopback --listen and --public-url"
-            );
-        }
-        tracing::warn!(
-            "{TEST_KEY_ENV} is set: /mcp requests without a credential act as that key's account (tests only)"
-        );
-        Ok(McpOptions {
-            anonymous_key: Some(Arc::new(Secret::new(key))),
-        })
-    }
-}
 
 /// Where a tool call's caller comes from.
 #[derive(Clone)]

@@ -18,10 +18,10 @@ use lectern_core::secret::Secret;
 use lectern_core::store::ClientOrigin;
 use serde_json::{Value, json};
 
-use crate::app::AppState;
 use crate::http::extract::ClientAddress;
+use crate::http::session::MaybeSession;
+use crate::state::AppState;
 use crate::web::page::{error_page, escape, hidden, page, see_other};
-use crate::web::session::MaybeSession;
 
 fn params(map: &HashMap<String, String>) -> AuthorizeParams {
     let get = |k: &str| map.get(k).cloned();
@@ -171,8 +171,8 @@ pub async fn authorize_decision(
     let Some((_, info)) = session else {
         return see_other("/login");
     };
-    if !crate::web::session::csrf_matches(&info, form.get("csrf_token").map(String::as_str)) {
-        return crate::web::session::csrf_refused();
+    if !crate::http::session::csrf_matches(&info, form.get("csrf_token").map(String::as_str)) {
+        return crate::web::page::csrf_refused();
     }
     let req = match state.core.check_authorize(&params(&form)).await {
         Ok(req) => req,

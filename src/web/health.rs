@@ -5,7 +5,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::app::AppState;
+use crate::state::AppState;
 
 /// 200 `{"status": "ok"}` when storage answers, 503 with an error otherwise.
 pub async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {

@@ -16,12 +16,13 @@ use lectern_core::params::Paging;
 use lectern_core::store::SessionInfo;
 use lectern_core::views::DeckMeta;
 
-use crate::app::AppState;
+use crate::http::session::{MaybeSession, csrf_matches};
+use crate::state::AppState;
 use crate::web::cards::{Card, badge, deck_list};
+use crate::web::page::csrf_refused;
 use crate::web::page::{
     core_error_page, error_page, escape, hidden, page, see_other, signed_in_page,
 };
-use crate::web::session::{MaybeSession, csrf_matches, csrf_refused};
 
 /// Decks per page of the home page.
 const PER_PAGE: u32 = 24;

@@ -6,9 +6,10 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lectern_core::store::SessionInfo;
 
-use crate::app::AppState;
+use crate::http::session::{MaybeSession, csrf_matches};
+use crate::state::AppState;
+use crate::web::page::csrf_refused;
 use crate::web::page::{error_page, escape, hidden, see_other, signed_in_page};
-use crate::web::session::{MaybeSession, csrf_matches, csrf_refused};
 
 async fn keys_page(state: &AppState, session: &SessionInfo, new_key: Option<&str>) -> Response {
     let keys = match state.core.list_api_keys(session).await {

@@ -9,12 +9,12 @@ use axum::response::Response;
 use lectern_core::oauth::SignInError;
 use lectern_core::secret::{self, Secret};
 
-use crate::app::AppState;
 use crate::http::extract::ClientAddress;
-use crate::web::page::{error_page, escape, hidden, page, see_other};
-use crate::web::session::{
+use crate::http::session::{
     LOGIN_CSRF_COOKIE, MaybeSession, SESSION_COOKIE, cookie, safe_next, set_cookie,
 };
+use crate::state::AppState;
+use crate::web::page::{error_page, escape, hidden, page, see_other};
 
 /// The sign-in form; `username` is filled in again after a failed try.
 fn login_form(
@@ -143,8 +143,8 @@ pub async fn logout(
     let Some((token, info)) = session else {
         return see_other("/login");
     };
-    if !crate::web::session::csrf_matches(&info, form.get("csrf_token").map(String::as_str)) {
-        return crate::web::session::csrf_refused();
+    if !crate::http::session::csrf_matches(&info, form.get("csrf_token").map(String::as_str)) {
+        return crate::web::page::csrf_refused();
     }
     if let Err(e) = state.core.sign_out(&token).await {
         tracing::error!(error = %e, "sign-out failed");

@@ -10,6 +10,5 @@ pub mod login;
 pub mod page;
 pub mod profile;
 pub mod reference;
-pub mod session;
 pub mod share;
 pub mod viewer;

@@ -7,8 +7,8 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-use crate::app::AppState;
-use crate::web::session::{SESSION_COOKIE, cookie};
+use crate::http::session::{SESSION_COOKIE, cookie};
+use crate::state::AppState;
 
 pub use lectern_core::html::escape;
 
@@ -144,6 +144,14 @@ pub fn core_error_page(e: lectern_core::Error, what: &str) -> Response {
             &other.to_string(),
         ),
     }
+}
+
+/// The answer to a signed-in form whose CSRF token is missing or wrong.
+pub fn csrf_refused() -> Response {
+    error_page(
+        StatusCode::FORBIDDEN,
+        "The form's CSRF token is missing or wrong; reload the page and try again.",
+    )
 }
 
 /// An error page. It is drawn with the signed-out header; for a signed-in person,

@@ -9,11 +9,11 @@ use axum::response::{IntoResponse, Response};
 use lectern_core::deck::Visibility;
 use lectern_core::params::Paging;
 
-use crate::app::AppState;
 use crate::http::extract::QueryParams;
+use crate::http::session::MaybeSession;
+use crate::state::AppState;
 use crate::web::cards::{Card, deck_list};
 use crate::web::page::{core_error_page, error_page, escape, page};
-use crate::web::session::MaybeSession;
 
 /// Decks per page.
 const PER_PAGE: &str = "24";

@@ -7,7 +7,7 @@ use axum::response::Response;
 use serde_json::Value;
 
 use crate::api::openapi::document;
-use crate::app::AppState;
+use crate::state::AppState;
 use crate::web::page::{escape, page};
 
 const METHODS: [&str; 5] = ["get", "post", "patch", "put", "delete"];

@@ -12,11 +12,12 @@ use lectern_core::secret::Secret;
 use lectern_core::service::shares::{SHARE_PASS_SECONDS, ShareProblem};
 use lectern_core::store::ShareAccess;
 
-use crate::app::AppState;
 use crate::http::extract::ClientAddress;
+use crate::http::session::{cookie, set_cookie};
+use crate::render::Mode;
+use crate::state::AppState;
 use crate::web::page::{error_page, hidden, page, see_other};
-use crate::web::session::{cookie, set_cookie};
-use crate::web::viewer::{Mode, render};
+use crate::web::viewer::render;
 
 fn pass_cookie(id: i64) -> String {
     format!("lectern_share_{id}")

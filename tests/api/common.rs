@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
-use lectern::app::{self, AppShared, AppState};
 use lectern::export::network::RenderNetwork;
+use lectern::server;
+use lectern::state::{AppShared, AppState, Timeouts};
 use lectern_core::Lectern;
 use lectern_core::secret::Secret;
 use lectern_core::service::NewUser;
@@ -356,17 +357,31 @@ impl TestApp {
         rate_limit: u32,
         configure: impl FnOnce(Lectern) -> Lectern,
     ) -> TestApp {
-        Self::spawn_full(rate_limit, RenderNetwork::default(), configure).await
+        Self::spawn_full(
+            rate_limit,
+            RenderNetwork::default(),
+            Timeouts::default(),
+            configure,
+        )
+        .await
+    }
+
+    /// Like [`TestApp::spawn`], waiting on clients for `timeouts`.
+    pub async fn spawn_with_timeouts(timeouts: Timeouts) -> TestApp {
+        let limit = lectern::cli::storage::DEFAULT_RATE_LIMIT;
+        Self::spawn_full(limit, RenderNetwork::default(), timeouts, |c| c).await
     }
 
     /// Like [`TestApp::spawn`], with the renderer's (and server fetches') network rule.
     pub async fn spawn_with_network(network: RenderNetwork) -> TestApp {
-        Self::spawn_full(lectern::cli::storage::DEFAULT_RATE_LIMIT, network, |c| c).await
+        let limit = lectern::cli::storage::DEFAULT_RATE_LIMIT;
+        Self::spawn_full(limit, network, Timeouts::default(), |c| c).await
     }
 
     async fn spawn_full(
         rate_limit: u32,
         network: RenderNetwork,
+        timeouts: Timeouts,
         configure: impl FnOnce(Lectern) -> Lectern,
     ) -> TestApp {
         let dir = tempfile::tempdir().expect("a temp dir can be created");
@@ -402,11 +417,12 @@ impl TestApp {
             mcp: Default::default(),
             rate_limits: lectern::http::rate_limit::RateLimits::new(rate_limit, false),
             deck_bodies: Default::default(),
+            timeouts,
             metrics_token: None,
         });
-        lectern::app::spawn_export_workers(&state, 1);
+        server::spawn_export_workers(&state, 1);
         tokio::spawn(async move {
-            app::serve(listener, state, async {
+            server::serve(listener, state, async {
                 let _ = rx.await;
             })
             .await
@@ -760,16 +776,24 @@ impl TestApp {
     }
 }
 
-/// Chromium for a browser test, or `None` after printing that `test` is skipped. Under
-/// `CI=true` (where .ci/run installs it) a missing Chromium fails the test instead.
-pub fn chromium(test: &str) -> Option<std::path::PathBuf> {
-    let found = lectern::export::pdf::find_chromium(None);
+/// `found`, or `None` after printing that `test` is skipped for want of `tool`. Under
+/// `CI=true` (.ci/run installs every tool) a missing tool fails the test instead.
+pub fn needs<T>(test: &str, tool: &str, found: Option<T>) -> Option<T> {
     if found.is_none() {
         assert!(
             std::env::var("CI").as_deref() != Ok("true"),
-            "{test}: Chromium is required under CI (apt-get install chromium)"
+            "{test}: {tool} is required under CI"
         );
-        eprintln!("SKIPPED: {test} (Chromium is not installed)");
+        eprintln!("SKIPPED: {test} ({tool} is not installed)");
     }
     found
+}
+
+/// Chromium for a browser test ([`needs`]).
+pub fn chromium(test: &str) -> Option<std::path::PathBuf> {
+    needs(
+        test,
+        "Chromium (apt-get install chromium)",
+        lectern::export::pdf::find_chromium(None),
+    )
 }

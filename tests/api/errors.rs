@@ -228,10 +228,17 @@ async fn metrics_count_requests_by_route_without_ids() {
     );
 }
 
+/// Time limits short enough to wait for (the server's defaults are 10 s and 30 s).
+const SHORT_TIMEOUTS: lectern::state::Timeouts = lectern::state::Timeouts {
+    header_read: std::time::Duration::from_secs(1),
+    request: std::time::Duration::from_secs(2),
+};
+
 #[tokio::test]
 async fn a_client_that_never_finishes_its_headers_is_disconnected() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let app = TestApp::spawn().await;
+    let timeouts = SHORT_TIMEOUTS;
+    let app = TestApp::spawn_with_timeouts(timeouts).await;
     let addr = app.base.trim_start_matches("http://").to_string();
     let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
     stream
@@ -241,16 +248,13 @@ async fn a_client_that_never_finishes_its_headers_is_disconnected() {
     let started = std::time::Instant::now();
     let mut answer = Vec::new();
     // The server ends the connection (perhaps after a 408) once the header time is up.
-    tokio::time::timeout(
-        lectern::app::HEADER_READ_TIMEOUT * 2,
-        stream.read_to_end(&mut answer),
-    )
-    .await
-    .expect("the server closes a connection whose headers never end")
-    .ok();
+    tokio::time::timeout(timeouts.header_read * 2, stream.read_to_end(&mut answer))
+        .await
+        .expect("the server closes a connection whose headers never end")
+        .ok();
     let waited = started.elapsed();
     assert!(
-        waited >= lectern::app::HEADER_READ_TIMEOUT - std::time::Duration::from_millis(500),
+        waited >= timeouts.header_read - std::time::Duration::from_millis(500),
         "closed after {waited:?}"
     );
     let text = String::from_utf8_lossy(&answer);
@@ -263,7 +267,8 @@ async fn a_client_that_never_finishes_its_headers_is_disconnected() {
 #[tokio::test]
 async fn a_request_that_takes_longer_than_the_time_limit_answers_408_json() {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let app = TestApp::spawn().await;
+    let timeouts = SHORT_TIMEOUTS;
+    let app = TestApp::spawn_with_timeouts(timeouts).await;
     let alice = app.user("alice").await;
     let addr = app.base.trim_start_matches("http://").to_string();
     let mut stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
@@ -276,16 +281,11 @@ async fn a_request_that_takes_longer_than_the_time_limit_answers_408_json() {
     stream.write_all(head.as_bytes()).await.unwrap();
     let started = std::time::Instant::now();
     let mut answer = Vec::new();
-    tokio::time::timeout(
-        lectern::router::REQUEST_TIMEOUT * 2,
-        stream.read_to_end(&mut answer),
-    )
-    .await
-    .expect("the server answers within the time limit")
-    .unwrap();
-    assert!(
-        started.elapsed() >= lectern::router::REQUEST_TIMEOUT - std::time::Duration::from_secs(1)
-    );
+    tokio::time::timeout(timeouts.request * 2, stream.read_to_end(&mut answer))
+        .await
+        .expect("the server answers within the time limit")
+        .unwrap();
+    assert!(started.elapsed() >= timeouts.request - std::time::Duration::from_millis(200));
     let answer = String::from_utf8_lossy(&answer);
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
     assert!(answer.contains("application/json"), "{answer}");

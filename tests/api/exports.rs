@@ -408,8 +408,7 @@ async fn thumbnails_show_the_first_slide_after_changes_settle() {
     assert!(generic.ends_with("/assets/web/thumbnail.svg"), "{generic}");
     let svg = reqwest::get(&generic).await.unwrap();
     assert_eq!(svg.status(), 200);
-    if lectern::export::pdf::find_chromium(None).is_none() {
-        eprintln!("SKIPPED: no Chromium here; thumbnails stay generic");
+    if crate::common::chromium(module_path!()).is_none() {
         return;
     }
 
@@ -510,8 +509,6 @@ fn python_pptx() -> Option<String> {
     ok.then_some(python)
 }
 
-/// Whether Chromium is installed; without it a browser test is skipped, saying so, except
-/// under CI, which installs it.
 /// A PowerPoint export of a deck in block markup, free HTML and HTML that does not map,
 /// read back with python-pptx: the canvas size, one slide per slide, the notes, a text box
 /// at its block's place with its runs, a native shape with its fill, Chromium's pictures of
@@ -522,8 +519,7 @@ async fn pptx_exports_map_blocks_to_native_shapes_and_draw_the_rest() {
     if crate::common::chromium(module_path!()).is_none() {
         return;
     }
-    let Some(python) = python_pptx() else {
-        eprintln!("SKIPPED: python-pptx is not installed");
+    let Some(python) = crate::common::needs(module_path!(), "python-pptx", python_pptx()) else {
         return;
     };
     let app = TestApp::spawn().await;

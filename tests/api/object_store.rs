@@ -122,12 +122,11 @@ async fn two_servers_share_one_bucket_for_exports_thumbnails_and_media() {
         eprintln!("skipped: runs in the PostgreSQL pass (LECTERN_TEST_BACKEND=postgres)");
         return;
     }
-    let Some(moto) = Moto::program() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "moto_server is required under CI (pip install 'moto[server]')"
-        );
-        eprintln!("skipped: moto_server is not installed (pip install 'moto[server]')");
+    let Some(moto) = crate::common::needs(
+        module_path!(),
+        "moto_server (pip install 'moto[server]')",
+        Moto::program(),
+    ) else {
         return;
     };
     let s3 = Moto::start(&moto, None).await;
@@ -283,12 +282,11 @@ async fn migrate_files_moves_local_files_into_the_bucket() {
         eprintln!("skipped: runs in the SQLite pass");
         return;
     }
-    let Some(moto) = Moto::program() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "moto_server is required under CI (pip install 'moto[server]')"
-        );
-        eprintln!("skipped: moto_server is not installed (pip install 'moto[server]')");
+    let Some(moto) = crate::common::needs(
+        module_path!(),
+        "moto_server (pip install 'moto[server]')",
+        Moto::program(),
+    ) else {
         return;
     };
     let s3 = Moto::start(&moto, None).await;
@@ -394,12 +392,11 @@ async fn the_cleanup_deletes_old_export_files_from_the_bucket() {
         eprintln!("skipped: runs in the SQLite pass");
         return;
     }
-    let Some(moto) = Moto::program() else {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "moto_server is required under CI (pip install 'moto[server]')"
-        );
-        eprintln!("skipped: moto_server is not installed (pip install 'moto[server]')");
+    let Some(moto) = crate::common::needs(
+        module_path!(),
+        "moto_server (pip install 'moto[server]')",
+        Moto::program(),
+    ) else {
         return;
     };
     let s3 = Moto::start(&moto, None).await;

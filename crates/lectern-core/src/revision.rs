@@ -9,7 +9,6 @@ use utoipa::ToSchema;
 
 use crate::auth::Author;
 use crate::deck::{DeckPatch, ThemeColor, ThemeFont, Transition, Visibility};
-use crate::store::DeckRecord;
 use crate::{Error, Result};
 
 /// History is kept this many days by default (`--history-days`).
@@ -127,44 +126,6 @@ pub struct DeckSettings {
 }
 
 impl DeckSettings {
-    /// The settings of a stored deck.
-    pub fn of(d: &DeckRecord) -> DeckSettings {
-        DeckSettings {
-            title: d.title.clone(),
-            description: d.description.clone(),
-            visibility: d.visibility,
-            css: d.css.clone(),
-            width: d.width,
-            height: d.height,
-            margin: d.margin,
-            transition: d.transition,
-            background_transition: d.background_transition,
-            rtl: d.rtl,
-            loop_: d.loop_,
-            theme_font: d.theme_font,
-            theme_color: d.theme_color,
-            language: d.language.clone(),
-        }
-    }
-
-    /// Makes `d`'s settings these (the inverse of [`DeckSettings::of`]).
-    pub fn apply_to(self, d: &mut DeckRecord) {
-        d.title = self.title;
-        d.description = self.description;
-        d.visibility = self.visibility;
-        d.css = self.css;
-        d.width = self.width;
-        d.height = self.height;
-        d.margin = self.margin;
-        d.transition = self.transition;
-        d.background_transition = self.background_transition;
-        d.rtl = self.rtl;
-        d.loop_ = self.loop_;
-        d.theme_font = self.theme_font;
-        d.theme_color = self.theme_color;
-        d.language = self.language;
-    }
-
     /// These settings with `patch` applied.
     pub fn patched(&self, patch: &DeckPatch) -> DeckSettings {
         let mut s = self.clone();

@@ -171,17 +171,6 @@ pub(crate) async fn write_settings(tx: &mut Tx, deck_id: i64, s: &DeckSettings) 
     Ok(())
 }
 
-/// The owner's deck, read inside a transaction.
-pub(crate) async fn deck_in_tx(
-    tx: &mut Tx,
-    owner_id: i64,
-    deck_id: i64,
-) -> Result<Option<DeckRecord>> {
-    let sql = sqlx::AssertSqlSafe(format!("{DECK_SELECT} WHERE d.id = $1 AND d.owner_id = $2"));
-    tx.optional(sqlx::query(sql).bind(deck_id).bind(owner_id), deck_row)
-        .await
-}
-
 #[async_trait]
 impl DeckStore for SqlStore {
     async fn list_decks(

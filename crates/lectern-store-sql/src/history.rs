@@ -17,7 +17,7 @@ use lectern_core::secret::sha256_hex;
 use lectern_core::store::{DeckRecord, KnownOrder, OrderScope, SlideHtmlRecord};
 use lectern_core::{Error, Result};
 
-use crate::decks::deck_in_tx;
+use crate::reads::deck_in_tx;
 use crate::rows::Columns;
 use crate::{SqlStore, Tx, all, fault};
 
@@ -424,7 +424,7 @@ impl SqlStore {
                 let filter = if only.is_some() { " AND id = $2" } else { "" };
                 format!(
                     "(SELECT {} FROM slides WHERE deck_id = $1{filter})",
-                    crate::slides::packed(only.is_some())
+                    crate::reads::packed(only.is_some())
                 )
             } else {
                 "''".to_string()
@@ -456,7 +456,7 @@ impl SqlStore {
         let slots = match known {
             Some(k) if k.revision == next - 1 => k.slots,
             _ if read_here => crate::rows::unpack_slots(&packed)?,
-            _ => Slots::from(crate::slides::slots_of(tx, deck_id, only).await?),
+            _ => Slots::from(crate::reads::slots_of(tx, deck_id, only).await?),
         };
         Ok(Some((next, slots)))
     }

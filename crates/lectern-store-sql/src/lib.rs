@@ -21,6 +21,7 @@ mod history;
 mod keys;
 mod media;
 mod oauth;
+mod reads;
 mod revisions;
 pub mod rows;
 mod shares;

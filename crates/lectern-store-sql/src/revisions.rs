@@ -15,10 +15,10 @@ use lectern_core::store::{
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 
-use crate::decks::deck_in_tx;
 use crate::history::{
     Entry, Likely, Texts, decode, known_texts, record_revision, record_slide, slides_in_tx, text_id,
 };
+use crate::reads::deck_in_tx;
 use crate::rows::Columns;
 use crate::slides::{count_slides, delete_slide, insert_slide, reposition};
 use crate::{SqlStore, Tx, all, fault, optional, time};

@@ -13,52 +13,9 @@ use lectern_core::store::{
 use lectern_core::time::Timestamp;
 
 use crate::history::{Entry, Likely, Texts, insert_entry, record_removal, record_slide, text_id};
+use crate::reads::PACKED_ORDER;
 use crate::rows::{Columns, unpack_slots};
 use crate::{SqlStore, Tx, all, fault, optional};
-
-/// One slide's slot as text: `id,rank,group`.
-macro_rules! slot_text {
-    () => {
-        "id || ',' || rank || ',' || COALESCE(CAST(group_id AS TEXT), '')"
-    };
-}
-
-/// The packed order of the slides a query selects (see [`slots_of`]).
-pub(crate) const PACKED_ORDER: &str = concat!(
-    "COALESCE(string_agg(",
-    slot_text!(),
-    ", ';' ORDER BY rank), '')"
-);
-
-/// [`PACKED_ORDER`] for a query that selects at most one slide: no ordered aggregate, for
-/// which SQLite would open (and close) a temporary table of its own, page cache and all.
-pub(crate) const ONE_SLOT: &str = concat!("COALESCE(MAX(", slot_text!(), "), '')");
-
-/// What packs the slots a query selects: every slide of a deck, or `one` slide.
-pub(crate) fn packed(one: bool) -> &'static str {
-    if one { ONE_SLOT } else { PACKED_ORDER }
-}
-
-/// The slots of a deck's slides, or of its slide `only` (none when it has no such slide), read
-/// in a write. The order comes back as one aggregated text value (`id,rank,group;...`): one
-/// row instead of one per slide, which is what makes reading a 10,000-slide order cheap.
-pub(crate) async fn slots_of(
-    tx: &mut Tx,
-    deck_id: i64,
-    only: Option<&str>,
-) -> Result<Vec<SlideSlot>> {
-    let filter = if only.is_some() { " AND id = $2" } else { "" };
-    let mut query = sqlx::query(sqlx::AssertSqlSafe(format!(
-        "SELECT {} FROM slides WHERE deck_id = $1{filter}",
-        packed(only.is_some())
-    )))
-    .bind(deck_id);
-    if let Some(id) = only {
-        query = query.bind(id);
-    }
-    let packed: String = tx.scalar(query).await.map_err(fault)?;
-    unpack_slots(&packed)
-}
 
 /// Stores one new slide of a deck.
 pub(crate) async fn insert_slide(
@@ -372,6 +329,7 @@ async fn change_content(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reads::{ONE_SLOT, packed};
 
     /// A `slides` table as the migrations make it (the columns the order reads).
     fn deck() -> rusqlite::Connection {

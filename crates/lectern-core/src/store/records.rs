@@ -651,3 +651,44 @@ impl RestorePlan {
 /// The core's restore decision, made inside the backend's transaction from the deck as it
 /// is (its record and its slides in order).
 pub type RestoreFn = Box<dyn FnOnce(&DeckRecord, &[SlideHtmlRecord]) -> Result<RestorePlan> + Send>;
+
+/// A deck's settings and its record: what a revision keeps of a deck, and back.
+impl crate::revision::DeckSettings {
+    /// The settings of a stored deck.
+    pub fn of(d: &DeckRecord) -> Self {
+        Self {
+            title: d.title.clone(),
+            description: d.description.clone(),
+            visibility: d.visibility,
+            css: d.css.clone(),
+            width: d.width,
+            height: d.height,
+            margin: d.margin,
+            transition: d.transition,
+            background_transition: d.background_transition,
+            rtl: d.rtl,
+            loop_: d.loop_,
+            theme_font: d.theme_font,
+            theme_color: d.theme_color,
+            language: d.language.clone(),
+        }
+    }
+
+    /// Makes `d`'s settings these (the inverse of [`Self::of`]).
+    pub fn apply_to(self, d: &mut DeckRecord) {
+        d.title = self.title;
+        d.description = self.description;
+        d.visibility = self.visibility;
+        d.css = self.css;
+        d.width = self.width;
+        d.height = self.height;
+        d.margin = self.margin;
+        d.transition = self.transition;
+        d.background_transition = self.background_transition;
+        d.rtl = self.rtl;
+        d.loop_ = self.loop_;
+        d.theme_font = self.theme_font;
+        d.theme_color = self.theme_color;
+        d.language = self.language;
+    }
+}

@@ -6,7 +6,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, header};
 use lectern_core::store::SessionInfo;
 
-use crate::app::AppState;
+use crate::state::AppState;
 
 /// The session cookie.
 pub const SESSION_COOKIE: &str = "lectern_session";
@@ -68,14 +68,6 @@ impl FromRequestParts<AppState> for MaybeSession {
 pub fn csrf_matches(session: &SessionInfo, sent: Option<&str>) -> bool {
     let sent = sent.unwrap_or("");
     !sent.is_empty() && lectern_core::secret::constant_time_eq(sent, &session.csrf_token)
-}
-
-/// The answer to a signed-in form whose CSRF token is missing or wrong.
-pub fn csrf_refused() -> axum::response::Response {
-    crate::web::page::error_page(
-        axum::http::StatusCode::FORBIDDEN,
-        "The form's CSRF token is missing or wrong; reload the page and try again.",
-    )
 }
 
 /// `next` when it is a path on this site (no open redirects; the rule is
