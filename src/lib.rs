@@ -14,9 +14,8 @@ pub mod server;
 pub mod state;
 pub mod web;
 
-/// mimalloc instead of glibc's malloc: under load glibc's arenas contend on their locks (a
-/// profile of `get_deck` spent ~11% in malloc/free). Every binary linking this library (the
-/// server, the benchmark's server, the tests) uses it. Same build, 2 runs each of 5 s:
-/// `get_deck` 61,291–61,468 req/s against 50,729–54,078 with glibc.
+/// mimalloc instead of glibc's malloc: under load glibc's arenas contend on their locks (seen
+/// in a profile of `get_deck`; lectern-bench measures the difference). Every binary linking
+/// this library (the server, the benchmark's server, the tests) uses it.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;

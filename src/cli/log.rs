@@ -4,7 +4,7 @@
 //!
 //! The fields are written by [`LogFields`] rather than tracing-subscriber's default: a span's
 //! fields are written out when the span is made, whether or not a line is ever logged in it,
-//! and the default writes every value through `Debug` inside its ANSI styling (about a tenth
+//! and the default writes every value through `Debug` inside its ANSI styling (a large share
 //! of a cached `get_deck`'s instructions went to the `request` span's three fields).
 
 use std::fmt;

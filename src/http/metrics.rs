@@ -21,8 +21,7 @@ const UPKEEP_EVERY: Duration = Duration::from_secs(1);
 /// The process's metrics recorder (installed on first use), with a thread of its own that
 /// runs the recorder's upkeep every [`UPKEEP_EVERY`]. A histogram keeps each value recorded
 /// until upkeep (or a scrape) drains it into its summary: without one, a server nobody
-/// scrapes kept 8 bytes per request for ever (the benchmark's run of 16 scenarios ended 41 MB
-/// larger). A thread, not a task: the recorder outlives any one Tokio runtime (the tests run
+/// scrapes kept 8 bytes per request for ever. A thread, not a task: the recorder outlives any one Tokio runtime (the tests run
 /// several in one process).
 fn handle() -> &'static PrometheusHandle {
     static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
@@ -105,7 +104,7 @@ impl RequestTimer {
         let route = self.route.as_ref().map_or("unmatched", MatchedPath::as_str);
         count_request(&self.method, route, status);
         // One latency histogram for the process: per-route histograms cost too much on the
-        // hot path (get_deck lost ~10% of its throughput with them).
+        // hot path (measured with lectern-bench's get_deck).
         static LATENCY: OnceLock<Histogram> = OnceLock::new();
         LATENCY
             .get_or_init(|| metrics::histogram!("http_request_duration_seconds"))

@@ -118,7 +118,7 @@ where
 /// the request's future is dropped: its write, if any, rolls back). Many requests are
 /// answered in their first poll (a read from the cache), and for those no timer is set at
 /// all: a timer costs each request an insertion into the runtime's timer wheel and a
-/// removal, ~4% of `get_deck`'s throughput.
+/// removal, a measurable share of a cached read's cost.
 async fn within_time_limit(
     request: impl Future<Output = Response>,
     time_limit: Duration,

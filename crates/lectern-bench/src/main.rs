@@ -46,6 +46,7 @@ mod exports;
 mod history;
 mod media;
 mod pgdb;
+mod results;
 
 use client::{Target, get, load, once, patch, post, print_row};
 use exports::{export_bench, pptx_bench, settle_thumbnails};
@@ -406,7 +407,8 @@ fn usage() -> String {
         "lectern-bench: loads the release server and a bare-axum baseline in the same run\n\n\
          usage: lectern-bench [SCENARIO ...] [--connections N] [--seconds T] [--rate-limit N]\n\
          \x20                    [--backend sqlite|postgres] [--servers N] [--postgres-url URL]\n\
-         \x20                    [--compare PATH] [--decktape PATH]\n\n\
+         \x20                    [--compare PATH] [--decktape PATH] [--results FILE]\n\n\
+         load figures are appended to FILE (default bench/results.md; - for none)\n\n\
          scenarios (all when none is named):\n  {}\n",
         SCENARIOS.join("\n  ")
     )
@@ -420,6 +422,7 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
     let mut decktape: Option<String> = None;
     let mut compare: Option<PathBuf> = None;
     let mut servers = 1usize;
+    let mut results_file = Some(PathBuf::from("bench/results.md"));
     let mut postgres_url = std::env::var("LECTERN_BENCH_POSTGRES_URL")
         .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".into());
     let mut it = args.into_iter();
@@ -434,6 +437,10 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
             "--postgres-url" => postgres_url = it.next().context("--postgres-url URL")?,
             "--decktape" => decktape = Some(it.next().context("--decktape PATH")?),
             "--compare" => compare = Some(it.next().context("--compare PATH")?.into()),
+            "--results" => {
+                let file = it.next().context("--results FILE")?;
+                results_file = (file != "-").then(|| file.into());
+            }
             "--connections" | "-c" => {
                 connections = it.next().context("--connections N")?.parse()?
             }
@@ -481,6 +488,8 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
         "{:<12} {:<9} {:>10} {:>10} {:>9} {:>9} {:>7}",
         "scenario", "server", "requests", "req/s", "p50 ms", "p99 ms", "errors"
     );
+    let mut results =
+        results::Results::new(&backend, servers, connections, seconds, compare.is_some());
     for scenario in &scenarios {
         if scenario == "export_pdf_50" {
             export_bench(server.addr(), &server.key, decktape.as_deref()).await?;
@@ -547,18 +556,25 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
             lectern.p50.as_secs_f64() / baseline.p50.as_secs_f64().max(1e-9),
             lectern.p99.as_secs_f64() / baseline.p99.as_secs_f64().max(1e-9),
         );
+        let mut before = None;
         if let Some(previous) = &previous {
             let target = previous.target(scenario).await?;
-            let before = load(&previous.addrs, &target, connections, duration).await?;
-            print_row(scenario, "previous", &before);
+            let outcome = load(&previous.addrs, &target, connections, duration).await?;
+            print_row(scenario, "previous", &outcome);
             println!(
                 "{:<12} lectern/previous: {:.2} of the requests/s, p50 {:.2}x, p99 {:.2}x",
                 scenario,
-                lectern.rps() / before.rps(),
-                lectern.p50.as_secs_f64() / before.p50.as_secs_f64().max(1e-9),
-                lectern.p99.as_secs_f64() / before.p99.as_secs_f64().max(1e-9),
+                lectern.rps() / outcome.rps(),
+                lectern.p50.as_secs_f64() / outcome.p50.as_secs_f64().max(1e-9),
+                lectern.p99.as_secs_f64() / outcome.p99.as_secs_f64().max(1e-9),
             );
+            before = Some(outcome);
         }
+        results.load(scenario, &lectern, &baseline, before.as_ref());
+    }
+    if let Some(file) = &results_file {
+        results.append_to(file)?;
+        println!("lectern-bench: figures appended to {}", file.display());
     }
     server.stop().await?;
     if let Some(previous) = previous {

@@ -87,7 +87,7 @@ string_enum! {
     }
 }
 
-/// Defaults on creation (interface 2.5 and the README's API notes).
+/// Defaults on creation (interface 2.5 and docs/API-NOTES.md).
 pub mod defaults {
     use super::*;
     pub const TITLE: &str = "Untitled deck";

@@ -573,7 +573,7 @@ async fn on_blocking_thread<T: Send + 'static>(
 /// write transaction begins on a WAL whose every frame is already in the database file.
 /// Checkpoints beside the writer copy the frames, but under a steady load the writer's next
 /// transaction begins a moment after its last commit, never after a checkpoint: the WAL
-/// grew without end (230 MB after 10 s of `create_deck`), every commit lengthened the
+/// grew without end under `create_deck` load, every commit lengthened the
 /// file (an fsync that also writes the file's size), and the file kept its largest size
 /// afterwards. The checkpointer asks ([`WalRestart::request`]) once it has copied every
 /// frame of a long WAL; the writer then checkpoints the few frames committed since, itself,

@@ -86,8 +86,8 @@ const READER_PRAGMAS: &str = "PRAGMA cache_size = -1024;";
 /// The writer's own settings: no checkpoints of its own ([`checkpoints`]); and room for a
 /// batch's changed pages (4 MiB instead of 2), so that they wait for the commit in memory
 /// instead of being spilled to the WAL one by one while the write holds the writer. A batch
-/// of 32 created decks changes well under 1 MiB; 8 MiB wrote no faster and let the
-/// server's RSS peak higher in a full benchmark run (`docs/BENCHMARKS.md`).
+/// of 32 created decks changes well under 1 MiB; a larger cache wrote no faster and let the
+/// server's memory peak higher under the benchmark.
 ///
 /// A write's savepoint copies the pages it changes into the savepoint's journal. With the
 /// default `temp_store`, that journal is one allocation of up to 128 KiB (SQLite is built

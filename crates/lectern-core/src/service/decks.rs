@@ -249,7 +249,7 @@ impl Lectern {
         }
     }
 
-    /// `team` visibility needs a team account (403 otherwise, see the README's API notes).
+    /// `team` visibility needs a team account (403 otherwise, see docs/API-NOTES.md).
     pub(crate) fn check_visibility(&self, caller: &Caller, visibility: Visibility) -> Result<()> {
         if visibility == Visibility::Team && caller.team_id.is_none() {
             return Err(Error::forbidden(
