@@ -52,6 +52,12 @@ export function editTitle(state, title) {
   return transaction(state, "editTitle", { deck: { ...state.deck, title } });
 }
 
+/** The selected slide's unsaved edits dropped (it is about to be deleted or reloaded). */
+export function discardEdits(state) {
+  if (!state.slide || !state.saved) return null;
+  return transaction(state, "discardEdits", { slide: openedSlide(state.saved.id, state.saved.html, state.saved.notes) });
+}
+
 /** The selected slide saved as `sent` ({ id, html, notes }). */
 export function slideSaved(state, sent) {
   const thumbs = state.thumbs[sent.id] === sent.html ? state.thumbs : { ...state.thumbs, [sent.id]: sent.html };

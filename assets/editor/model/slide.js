@@ -190,3 +190,17 @@ export function withSectionAttr(slide, name, value) {
   if (!slide.section || sectionAttr(slide, name) === value) return slide;
   return { ...slide, section: { attrs: withAttr(slide.section.attrs, name, value), open: null } };
 }
+
+/** Each slide's HTML in a deck's HTML, by slide id (the sections that carry a data-id). */
+export function sectionsById(deckHtml) {
+  const out = {};
+  walkTags(deckHtml, 0, (t, at) => {
+    if (t.closing || t.name !== "section") return false;
+    const id = attr(t.attrs, "data-id");
+    if (!id) return false;
+    const { end } = elementEnd(deckHtml, t);
+    out[id] = deckHtml.slice(at, end);
+    return end;
+  });
+  return out;
+}
