@@ -5,9 +5,9 @@
 //! `$OUT_DIR/editor.js`, which the binary embeds. Needs Node.js and npm on PATH the first
 //! time.
 //!
-//! Only the package files and the editor's sources are watched: a file that `npm ci` writes
-//! during this script would be newer than the script's run and make cargo run it (and
-//! recompile the crate) again on the next command. After deleting `node_modules`, touch
+//! Only the package files and the editor's bundled sources are watched: a file that `npm ci`
+//! writes during this script would be newer than the script's run and make cargo run it
+//! (and recompile the crate) again on the next command. After deleting `node_modules`, touch
 //! `package-lock.json`.
 
 use std::path::Path;
@@ -16,7 +16,17 @@ use std::process::Command;
 fn main() {
     println!("cargo:rerun-if-changed=package.json");
     println!("cargo:rerun-if-changed=package-lock.json");
-    println!("cargo:rerun-if-changed=assets/editor");
+    // The bundle's sources; not the unit tests beside them (assets/editor/test).
+    for source in [
+        "main.js",
+        "package.json",
+        "model",
+        "actions",
+        "view",
+        "sync",
+    ] {
+        println!("cargo:rerun-if-changed=assets/editor/{source}");
+    }
     let dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let dir = Path::new(&dir);
     install(dir);

@@ -17,6 +17,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The deck editor's model and actions in Node (no browser), and its linter (ESLint, pinned in
+# package-lock.json; npm ci installs it when build.rs has not yet).
+[ -x node_modules/.bin/eslint ] || npm ci --no-audit --no-fund
+node --test assets/editor/test/
+npx --no-install eslint assets/editor
+
 # The PowerPoint tests read their .pptx back with python-pptx and LibreOffice Impress; the
 # shared-bucket tests run moto, an S3-compatible server (python-pptx and moto in a venv under
 # ~/.cache). Under CI those tests fail without them.

@@ -104,11 +104,13 @@ async fn show(
     slug: &str,
     mode: &str,
 ) -> Response {
+    // The editor's data (`edit.json`) is answered to whoever gets the editor.
+    let data = mode == "edit.json";
     let mode = match mode {
         "" => Mode::Default,
         "fullscreen" => Mode::Fullscreen,
         "present" => Mode::Present,
-        "edit" => Mode::Edit,
+        "edit" | "edit.json" => Mode::Edit,
         _ => return not_found(),
     };
     let visitor = session.0.as_ref().map(|(_, info)| info);
@@ -150,7 +152,10 @@ async fn show(
     if mode == Mode::Edit
         && let Some(v) = visitor
     {
-        return crate::web::editor::editor_page(&viewed, v, &url);
+        if data {
+            return crate::web::editor::editor_data(&viewed, v, &url);
+        }
+        return crate::web::editor::editor_page();
     }
     let mut links = vec![("Fullscreen", format!("{url}/fullscreen"))];
     if viewed.is_owner {

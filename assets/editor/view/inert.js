@@ -13,6 +13,7 @@ function dropped(name) {
 
 /** Whether a URL attribute's value would run script or load a document. */
 function scripted(value) {
+  // eslint-disable-next-line no-control-regex -- browsers ignore these characters in URLs
   const url = value.replace(/[\u0000-\u0020]/g, "").toLowerCase();
   return url.startsWith("javascript:") || url.startsWith("vbscript:") || url.startsWith("data:text/html");
 }

@@ -1,0 +1,108 @@
+// Formatting the selected blocks and the slide: text style of a block's content, shape
+// fill, stroke and corners, fragments, a code block's language, a block's content, and the
+// slide's background. Pure functions from the state to a transaction (null: no change).
+
+import { editSlide } from "./blocks.js";
+import { readTag, openTag, withAttr } from "../model/markup.js";
+import {
+  blockAttr, blockOf, blockType, mapBlocks, withBlockAttr, withContentHtml, withContentStyle, withSectionAttr,
+} from "../model/slide.js";
+
+/** "#rrggbb" as a browser serialises a colour in a style: "rgb(r, g, b)"; others as given. */
+export function cssColour(colour) {
+  const m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(colour.trim());
+  if (!m) return colour;
+  return `rgb(${m.slice(1).map((h) => Number.parseInt(h, 16)).join(", ")})`;
+}
+
+const shapes = (state, keys) => keys.filter((k) => {
+  const b = blockOf(state.slide?.model, k);
+  return b && blockType(b) === "shape";
+});
+
+function changeBlocks(state, name, keys, change) {
+  if (!state.slide) return null;
+  const model = mapBlocks(state.slide.model, keys, change);
+  return model === state.slide.model ? null : editSlide(state, name, model);
+}
+
+/** Sets `property` of block `key`'s content style (font size, colour, alignment). */
+export function styleContent(state, key, property, value) {
+  const v = property === "color" ? cssColour(value) : value;
+  return changeBlocks(state, "styleContent", [key], (b) => withContentStyle(b, { [property]: v }));
+}
+
+/** Fills the shapes among `keys` with `colour`. */
+export function setFill(state, keys, colour) {
+  return changeBlocks(state, "setFill", shapes(state, keys), (b) => withContentStyle(b, { "background-color": cssColour(colour) }));
+}
+
+/** Outlines the shapes among `keys` with `width` px of `colour` (0: no outline). */
+export function setStroke(state, keys, colour, width) {
+  const w = Math.max(0, Math.round(Number(width) || 0));
+  const border = w > 0 ? `${w}px solid ${cssColour(colour)}` : null;
+  return changeBlocks(state, "setStroke", shapes(state, keys), (b) => withContentStyle(b, { border }));
+}
+
+/** Rounds the corners of the shapes among `keys` by `radius` px. */
+export function setRadius(state, keys, radius) {
+  const r = Math.max(0, Math.round(Number(radius) || 0));
+  return changeBlocks(state, "setRadius", shapes(state, keys), (b) => withContentStyle(b, { "border-radius": `${r}px` }));
+}
+
+/** Makes block `key` a fragment shown at step `order`, or not one (null). */
+export function setFragment(state, key, order) {
+  return changeBlocks(state, "setFragment", [key], (b) => {
+    const classes = (blockAttr(b, "class") || "").split(/\s+/).filter((c) => c && c !== "fragment");
+    if (order !== null && order !== undefined) classes.push("fragment");
+    const index = order === null || order === undefined ? null : String(Math.max(0, Math.round(order)));
+    return withBlockAttr(withBlockAttr(b, "class", classes.join(" ")), "data-fragment-index", index);
+  });
+}
+
+/** The `<code>` element of a code block's content: where its tag and its text are. */
+function codeElement(html) {
+  const at = html.search(/<code[\s>]/i);
+  if (at < 0) return null;
+  const tag = readTag(html, at);
+  const close = html.toLowerCase().lastIndexOf("</code>");
+  return close < tag.end ? null : { at, tag, close };
+}
+
+/** Sets the language of code block `key`. */
+export function setLanguage(state, key, language) {
+  return changeBlocks(state, "setLanguage", [key], (b) => {
+    const code = b.content && blockType(b) === "code" ? codeElement(b.content.html) : null;
+    if (!code) return b;
+    const attrs = withAttr(withAttr(code.tag.attrs, "class", `language-${language}`), "data-language", language);
+    const html = b.content.html;
+    return withContentHtml(b, `${html.slice(0, code.at)}${openTag("code", attrs)}${html.slice(code.tag.end)}`);
+  });
+}
+
+/** Replaces the content of block `key` with `html`. */
+export function setBlockContent(state, key, html) {
+  return changeBlocks(state, "setBlockContent", [key], (b) => withContentHtml(b, html));
+}
+
+/** Replaces the text of code block `key`'s `<code>` element with `html`. */
+export function setCodeText(state, key, html) {
+  return changeBlocks(state, "setCodeText", [key], (b) => {
+    const code = b.content ? codeElement(b.content.html) : null;
+    if (!code) return b;
+    const c = b.content.html;
+    return withContentHtml(b, `${c.slice(0, code.tag.end)}${html}${c.slice(code.close)}`);
+  });
+}
+
+/** Sets the slide's background colour (reveal.js's data-background-color). */
+export function setBackground(state, colour) {
+  if (!state.slide) return null;
+  return editSlide(state, "setBackground", withSectionAttr(state.slide.model, "data-background-color", colour));
+}
+
+/** Sets the slide's background image (reveal.js's data-background-image), or removes it. */
+export function setBackgroundImage(state, url) {
+  if (!state.slide) return null;
+  return editSlide(state, "setBackgroundImage", withSectionAttr(state.slide.model, "data-background-image", url || null));
+}

@@ -1,0 +1,96 @@
+// Where a dragged block lands: edges snap to the canvas's edges and centre and to the other
+// blocks' edges and centres; a turned block snaps to 15° steps. Pure arithmetic on canvas
+// pixels; the canvas view feeds it the pointer's distance divided by the scale.
+
+import { blocksOf, px } from "../model/slide.js";
+
+/** Screen pixels within which a moved edge snaps. */
+export const SNAP = 6;
+
+/** Where edges snap on `axis` ("x" or "y"): the canvas's edges and centre, and the edges
+ * and centres of the blocks not in `moving`. */
+export function snapLines(model, axis, length, moving) {
+  const [start, size] = axis === "x" ? ["left", "width"] : ["top", "height"];
+  const lines = [0, length / 2, length];
+  for (const b of blocksOf(model)) {
+    if (moving.includes(b.key)) continue;
+    const a = px(b, start);
+    const s = px(b, size);
+    lines.push(a, a + s / 2, a + s);
+  }
+  return lines;
+}
+
+/** `value` moved onto the nearest of `lines` within `tolerance`. */
+export function snap(value, lines, tolerance) {
+  let best = value;
+  let distance = tolerance;
+  for (const line of lines) {
+    if (Math.abs(value - line) <= distance) {
+      distance = Math.abs(value - line);
+      best = line;
+    }
+  }
+  return best;
+}
+
+/** A box starting at `start` with `size`, moved so that the nearest of its edges or centre
+ * within `tolerance` of one of `lines` lies on it. */
+export function snapBox(start, size, lines, tolerance) {
+  let best = start;
+  let distance = tolerance;
+  for (const line of lines) {
+    for (const edge of [start, start + size / 2, start + size]) {
+      if (Math.abs(edge - line) <= distance) {
+        distance = Math.abs(edge - line);
+        best = start + (line - edge);
+      }
+    }
+  }
+  return best;
+}
+
+/**
+ * How far a drag of (`dx`, `dy`) canvas pixels moves the blocks `keys`: block `lead` (the
+ * one pressed) snaps, the others keep their distance to it. `scale` is screen pixels per
+ * canvas pixel.
+ */
+export function dragDelta(model, size, keys, lead, dx, dy, scale) {
+  const block = blocksOf(model).find((b) => b.key === lead);
+  if (!block) return [Math.round(dx), Math.round(dy)];
+  const tolerance = SNAP / scale;
+  const left = px(block, "left");
+  const top = px(block, "top");
+  const x = Math.round(snapBox(left + dx, px(block, "width"), snapLines(model, "x", size.width, keys), tolerance));
+  const y = Math.round(snapBox(top + dy, px(block, "height"), snapLines(model, "y", size.height, keys), tolerance));
+  return [x - left, y - top];
+}
+
+/** The size block `key` gets when its corner is dragged by (`dx`, `dy`), edges snapped. */
+export function resizeTo(model, size, key, dx, dy, scale) {
+  const block = blocksOf(model).find((b) => b.key === key);
+  const tolerance = SNAP / scale;
+  const left = px(block, "left");
+  const top = px(block, "top");
+  const width = snap(left + px(block, "width") + dx, snapLines(model, "x", size.width, [key]), tolerance) - left;
+  const height = snap(top + px(block, "height") + dy, snapLines(model, "y", size.height, [key]), tolerance) - top;
+  return [width, height];
+}
+
+/** The angle (degrees, 0-359) of a pointer at (`x`, `y`) around a centre (`cx`, `cy`),
+ * 0 straight above; within 4° of a multiple of 15° it snaps to it. */
+export function angleAround(cx, cy, x, y) {
+  let a = (Math.atan2(y - cy, x - cx) * 180) / Math.PI + 90;
+  a = ((Math.round(a) % 360) + 360) % 360;
+  const nearest = Math.round(a / 15) * 15;
+  return Math.abs(a - nearest) <= 4 ? nearest % 360 : a;
+}
+
+/** The keys of the blocks a rectangle { left, top, right, bottom } touches. */
+export function blocksTouching(model, area) {
+  return blocksOf(model).filter((b) => {
+    const left = px(b, "left");
+    const top = px(b, "top");
+    return left < area.right && left + px(b, "width") > area.left && top < area.bottom && top + px(b, "height") > area.top;
+  }).map((b) => b.key);
+}

@@ -1,0 +1,35 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+
+import { angleAround, blocksTouching, dragDelta, resizeTo, snap, snapBox } from "../actions/geometry.js";
+import { parseSlide } from "../model/slide.js";
+import { BLOCKS } from "./fixtures.js";
+
+const size = { width: 960, height: 700 };
+
+test("a value snaps to the nearest line within the tolerance", () => {
+  assert.equal(snap(103, [0, 100, 480], 6), 100);
+  assert.equal(snap(110, [0, 100, 480], 6), 110);
+  assert.equal(snapBox(475, 10, [0, 480], 6), 475, "its centre is on the line already");
+  assert.equal(snapBox(473, 10, [0, 480, 960], 3), 475);
+});
+
+test("a drag snaps the pressed block's edges to the canvas and the other blocks", () => {
+  const model = parseSlide(BLOCKS);
+  // t1 is 600 wide at 80: dragged 97 px, its right edge (777) is 3 from i1's... none; its
+  // centre (477) is 3 from the canvas's centre (480).
+  assert.deepEqual(dragDelta(model, size, ["t1"], "t1", 97, 0, 1), [100, 0]);
+  assert.deepEqual(dragDelta(model, size, ["t1"], "t1", 50, 7.4, 2), [50, 7]);
+  // At half scale 12 canvas pixels snap: its top goes back onto i1's top (60).
+  assert.deepEqual(dragDelta(model, size, ["t1"], "t1", 50, 7.4, 0.5), [50, 0]);
+  assert.deepEqual(resizeTo(model, size, "t1", 278, 0, 1), [880, 120]);
+});
+
+test("rotation snaps to 15° steps; a rectangle touches the blocks it overlaps", () => {
+  assert.equal(angleAround(0, 0, 10, 0), 90);
+  assert.equal(angleAround(0, 0, 0, -10), 0);
+  assert.equal(angleAround(0, 0, 10, 10.5), 135);
+  assert.equal(angleAround(0, 0, 10, 3), 105);
+  assert.equal(angleAround(0, 0, 10, 4), 112);
+  assert.deepEqual(blocksTouching(parseSlide(BLOCKS), { left: 50, top: 50, right: 650, bottom: 250 }), ["t1", "t2"]);
+});

@@ -1,0 +1,183 @@
+// The slide canvas: draws the selected slide's blocks at their places on the deck's canvas,
+// scaled to fit the page, with the selection's handles; the slide's free reveal.js HTML is
+// drawn behind them. Only blocks that changed since the last drawing are drawn again (the
+// model's untouched blocks are the same objects), and never the one whose text is being
+// edited in place. Pointer and keyboard input is canvas-input.js; both only call actions.
+
+import { drawable, drawableChildren } from "./inert.js";
+import { blockHtml, blockType, blocksOf, freeHtml, sectionAttr, serializeSlide } from "../model/slide.js";
+import { selectBlocks } from "../actions/blocks.js";
+import { setBlockContent, setCodeText } from "../actions/format.js";
+import { cleanPasted } from "./paste.js";
+import { installInput } from "./canvas-input.js";
+
+/** An element parsed from `html` in a document that runs and loads nothing. */
+function parsed(html, selector) {
+  return new DOMParser().parseFromString(`<!doctype html><body>${html}`, "text/html").body.querySelector(selector);
+}
+
+export class CanvasView {
+  /**
+   * @param {HTMLElement} frame the element the canvas fills (its width decides the scale)
+   * @param store the editor's store
+   * @param {{ editFree: () => void }} hooks what a double-click on free HTML does
+   */
+  constructor(frame, store, hooks) {
+    this.frame = frame;
+    this.store = store;
+    this.hooks = hooks;
+    this.board = document.createElement("div");
+    this.board.className = "canvas-board";
+    this.free = document.createElement("div");
+    this.free.className = "canvas-free";
+    this.board.append(this.free);
+    frame.replaceChildren(this.board);
+    frame.tabIndex = 0;
+    this.scale = 1;
+    this.size = { width: 960, height: 700 };
+    this.drawn = new Map(); // block key -> { block, view }
+    this.drawnFree = null; // the free HTML drawn
+    this.editing = null; // { key, content } while a block's text is edited in place
+    this.preview = null; // the state a drag shows before it is dispatched
+    installInput(this);
+    new ResizeObserver(() => this.fit()).observe(frame.parentElement || frame);
+    window.addEventListener("resize", () => this.fit());
+    store.subscribe((state) => {
+      if (!this.preview) this.draw(state);
+    });
+  }
+
+  /** The state on screen: a drag's preview, or the store's. */
+  get state() {
+    return this.preview || this.store.state;
+  }
+
+  /** The drawn block view of `key`. */
+  view(key) {
+    const drawn = this.drawn.get(key);
+    return drawn ? drawn.view : null;
+  }
+
+  /** Scales the canvas to the stage's width, and to at most 70% of the window's height. */
+  fit() {
+    const room = (this.frame.parentElement || this.frame).clientWidth - 2; // less the border
+    const { width, height } = this.size;
+    this.scale = Math.min(room / width, (window.innerHeight * 0.7) / height) || 1;
+    this.board.style.width = `${width}px`;
+    this.board.style.height = `${height}px`;
+    this.board.style.transform = `scale(${this.scale})`;
+    this.frame.style.width = `${Math.round(width * this.scale)}px`;
+    this.frame.style.height = `${Math.round(height * this.scale)}px`;
+  }
+
+  /** Draws `state`'s selected slide. */
+  draw(state) {
+    const deck = state.deck || {};
+    this.size = { width: deck.width || 960, height: deck.height || 700 };
+    this.fit();
+    const model = state.slide ? state.slide.model : null;
+    if (this.editing && !(model && state.selection.includes(this.editing.key))) this.stopEditing();
+    this.board.className = `canvas-board theme-${deck.theme_color} font-${deck.theme_font}`;
+    this.board.style.background = sectionAttr(model, "data-background-color") || "";
+    const image = sectionAttr(model, "data-background-image");
+    if (image) this.board.style.backgroundImage = `url("${image.replace(/["\\]/g, "")}")`;
+    this.board.style.backgroundSize = "cover";
+    this.drawFree(model);
+    const blocks = blocksOf(model);
+    const keep = new Set(blocks.map((b) => b.key));
+    for (const [key, { view }] of this.drawn) {
+      if (!keep.has(key)) {
+        view.remove();
+        this.drawn.delete(key);
+      }
+    }
+    let previous = this.free;
+    for (const block of blocks) {
+      let view = this.view(block.key);
+      const editing = this.editing && this.editing.key === block.key;
+      if (!view || (!editing && this.drawn.get(block.key).block !== block)) {
+        const fresh = document.importNode(drawable(parsed(blockHtml(block), "div")), true);
+        fresh.dataset.key = block.key;
+        if (view) view.replaceWith(fresh);
+        view = fresh;
+        this.drawn.set(block.key, { block, view });
+      }
+      if (view.previousElementSibling !== previous) previous.after(view);
+      previous = view;
+    }
+    this.decorate(state);
+  }
+
+  /** Draws the slide's HTML apart from its blocks, when it changed. */
+  drawFree(model) {
+    const free = model ? serializeSlide({ ...model, parts: model.parts.filter((p) => "free" in p) }) : "";
+    if (free === this.drawnFree) return;
+    this.drawnFree = free;
+    const section = model && freeHtml(model).trim() ? parsed(free, "section") : null;
+    this.free.replaceChildren(...(section ? drawableChildren(section) : []));
+  }
+
+  /** Marks the selected blocks; the only selected block also gets its resize and rotate
+   * handles. */
+  decorate(state) {
+    const one = state.selection.length === 1 ? state.lead : null;
+    for (const [key, { view }] of this.drawn) {
+      view.classList.toggle("canvas-selected", state.selection.includes(key));
+      const handles = view.querySelectorAll(":scope > .canvas-handle, :scope > .canvas-rotate");
+      if (key !== one) {
+        for (const h of handles) h.remove();
+      } else if (handles.length === 0) {
+        const handle = document.createElement("div");
+        handle.className = "canvas-handle";
+        handle.title = "Drag to resize";
+        const rotate = document.createElement("div");
+        rotate.className = "canvas-rotate";
+        rotate.title = "Drag to rotate (snaps to 15°)";
+        view.append(handle, rotate);
+      }
+    }
+  }
+
+  /** Makes block `key`'s content editable in place; `selectAll` selects its text so that
+   * typing replaces it. Code is typed into its <code> element. */
+  startEditing(key, selectAll = false) {
+    this.store.run(selectBlocks, [key]);
+    const view = this.view(key);
+    const block = this.drawn.get(key)?.block;
+    if (!view || !block) return;
+    const code = blockType(block) === "code" && view.querySelector("code");
+    const content = code || view.querySelector(".sl-block-content");
+    if (!content) return;
+    this.editing = { key, content };
+    content.contentEditable = "true";
+    content.addEventListener("paste", (event) => {
+      // Pasted rich text keeps only what a slide keeps: text, emphasis, links, lists.
+      const html = event.clipboardData && event.clipboardData.getData("text/html");
+      if (!html) return;
+      event.preventDefault();
+      document.execCommand("insertHTML", false, cleanPasted(html));
+    });
+    content.addEventListener("input", () => {
+      if (this.editing && this.editing.content === content) {
+        this.store.run(code ? setCodeText : setBlockContent, key, content.innerHTML);
+      }
+    });
+    content.focus();
+    if (selectAll) {
+      const range = document.createRange();
+      range.selectNodeContents(content);
+      const selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+    }
+  }
+
+  /** Ends editing in place; the block is drawn again from the model. */
+  stopEditing() {
+    if (!this.editing) return;
+    this.editing.content.contentEditable = "false";
+    const drawn = this.drawn.get(this.editing.key);
+    if (drawn) drawn.block = null;
+    this.editing = null;
+  }
+}

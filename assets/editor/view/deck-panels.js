@@ -1,0 +1,143 @@
+// The panels about the whole deck: its settings (each change one update_deck), its private
+// share links, and adding images (uploaded, by URL, or dropped on the stage).
+
+import { changeSetting } from "../actions/slides.js";
+import { addImage } from "../actions/create.js";
+import { errorOf } from "../sync/api.js";
+import { createShare, listShares, revokeShare } from "../sync/shares.js";
+
+const $ = (id) => document.getElementById(id);
+
+function labelled(text, control, wide = false) {
+  const label = document.createElement("label");
+  if (wide) label.className = "wide";
+  label.append(text, control);
+  return label;
+}
+
+/**
+ * Draws the settings form: a select per setting of `choices` ({ field: [values] }), the
+ * description, width and height, filled from `deck`; each change goes through `saver`.
+ */
+export function settingsPanel(store, saver, choices) {
+  const grid = $("settings-grid");
+  const names = { theme_color: "Colours", theme_font: "Fonts", visibility: "Visibility" };
+  const controls = [];
+  for (const [field, values] of Object.entries(choices)) {
+    const select = document.createElement("select");
+    select.dataset.setting = field;
+    for (const v of values) select.append(new Option(v, v));
+    controls.push(labelled(names[field] || field, select));
+  }
+  const input = (field, type) => {
+    const i = document.createElement("input");
+    i.dataset.setting = field;
+    if (type) {
+      i.type = type;
+      i.min = "1";
+    }
+    return i;
+  };
+  controls.push(labelled("Description", input("description"), true));
+  controls.push(labelled("Width", input("width", "number")), labelled("Height", input("height", "number")));
+  grid.replaceChildren(...controls);
+  for (const control of grid.querySelectorAll("[data-setting]")) {
+    control.addEventListener("change", () => saver.setting(changeSetting(store.state, control.dataset.setting, control.value)));
+  }
+  store.subscribe((state, tr) => {
+    if (!tr.changed.includes("deck")) return;
+    for (const control of grid.querySelectorAll("[data-setting]")) {
+      const value = String(state.deck[control.dataset.setting] ?? "");
+      if (document.activeElement !== control && control.value !== value) control.value = value;
+    }
+  });
+}
+
+/** The share panel: the links listed when it opens; create and revoke. */
+export function sharePanel(api, ui) {
+  const draw = async () => {
+    const list = $("share-list");
+    const links = await listShares(api);
+    list.replaceChildren();
+    for (const link of links) {
+      const item = document.createElement("li");
+      const a = document.createElement("a");
+      a.href = link.url;
+      a.textContent = link.name || link.url;
+      a.target = "_blank";
+      a.rel = "noopener";
+      const facts = document.createElement("span");
+      facts.className = "muted";
+      const parts = [`${link.view_count} views`];
+      if (link.password_protected) parts.push("password");
+      if (link.expires_at) parts.push(`${link.expired ? "expired" : "expires"} ${link.expires_at.slice(0, 10)}`);
+      facts.textContent = ` (${parts.join(", ")}) `;
+      const revoke = document.createElement("button");
+      revoke.type = "button";
+      revoke.className = "danger";
+      revoke.textContent = "Revoke";
+      revoke.addEventListener("click", async () => {
+        const error = await revokeShare(api, link.id);
+        if (error) ui.status(error, "error");
+        await draw();
+      });
+      item.append(a, facts, revoke);
+      list.append(item);
+    }
+  };
+  $("share").addEventListener("toggle", () => {
+    if ($("share").open) draw();
+  });
+  $("share-create").addEventListener("click", async () => {
+    const payload = { name: $("share-name").value.trim() };
+    if ($("share-password").value) payload.password = $("share-password").value;
+    if ($("share-expires").value) payload.expires_at = `${$("share-expires").value}T23:59:59Z`;
+    const error = await createShare(api, payload);
+    if (error) return ui.status(error, "error");
+    for (const id of ["share-name", "share-password", "share-expires"]) $(id).value = "";
+    ui.status("Share link created", "saved");
+    await draw();
+  });
+}
+
+/** Adding images: an upload to the media library (chosen or dropped), or a URL. */
+export function imageTools(store, api, ui) {
+  const insert = (url) => store.state.slide && store.run(addImage, url);
+  const upload = async (file) => {
+    ui.status("Uploading image…", "saving");
+    try {
+      const r = await api.upload(file);
+      if (r.status !== 201 && r.status !== 200) return ui.status(errorOf(r, "The image was not uploaded"), "error");
+      insert(r.json.data.url);
+    } catch (_) {
+      ui.status("Offline: the image was not uploaded", "offline");
+    }
+  };
+  $("image-file").addEventListener("change", (event) => {
+    const file = event.target.files && event.target.files[0];
+    if (file) upload(file);
+    event.target.value = "";
+  });
+  $("insert-url").addEventListener("click", () => {
+    const url = $("image-url").value.trim();
+    if (!/^https?:\/\//i.test(url)) return ui.status("An image URL starts with http:// or https://", "error");
+    insert(url);
+    $("image-url").value = "";
+  });
+  const stage = document.querySelector(".stage");
+  stage.addEventListener("dragover", (event) => {
+    if (event.dataTransfer && [...event.dataTransfer.types].includes("Files")) {
+      event.preventDefault();
+      stage.classList.add("dropping");
+    }
+  });
+  stage.addEventListener("dragleave", () => stage.classList.remove("dropping"));
+  stage.addEventListener("drop", (event) => {
+    stage.classList.remove("dropping");
+    const file = event.dataTransfer && event.dataTransfer.files[0];
+    if (file && file.type.startsWith("image/")) {
+      event.preventDefault();
+      upload(file);
+    }
+  });
+}

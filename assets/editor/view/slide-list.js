@@ -1,0 +1,141 @@
+// The slide list: a thumbnail and a label per slide, vertical groups indented, the
+// selected slide marked. A click opens a slide, the arrow keys walk the list, and a slide
+// dragged onto another goes before, after or below it (a vertical group).
+
+import { drawableChildren } from "./inert.js";
+import { dropSlide, label } from "../actions/slides.js";
+
+/** Where a slide dropped on `button` goes: its right part puts it below that slide (a
+ * vertical group); the upper and lower halves before and after it. */
+function dropKind(event, button) {
+  const box = button.getBoundingClientRect();
+  if (event.clientX > box.left + box.width * 0.6) return "below";
+  return event.clientY < box.top + box.height / 2 ? "before" : "after";
+}
+
+export class SlideListView {
+  /** @param saver sync/saver.js: opens slides and sends the list's requests */
+  constructor(list, store, saver) {
+    this.list = list;
+    this.store = store;
+    this.saver = saver;
+    this.drawnFrom = null;
+    this.drag = null; // { id, x, y, pointerId, moving, target }
+    store.subscribe((state) => this.draw(state));
+    list.addEventListener("click", (event) => {
+      const button = event.target.closest(".slide-item");
+      if (button) saver.serially(() => saver.select(button.dataset.slideId));
+    });
+    list.addEventListener("keydown", (event) => this.key(event));
+    list.addEventListener("pointerdown", (event) => this.pointerDown(event));
+    list.addEventListener("pointermove", (event) => this.pointerMove(event));
+    list.addEventListener("pointerup", (event) => this.pointerEnd(event));
+    list.addEventListener("pointercancel", (event) => this.pointerEnd(event));
+  }
+
+  /** Draws the list anew when what it shows changed; focus stays on the selected slide. */
+  draw(state) {
+    const deck = state.deck || {};
+    const from = [state.slides, state.thumbs, state.slide && state.slide.id, deck.theme_color, deck.theme_font, deck.width, deck.height];
+    if (this.drawnFrom && from.every((v, i) => v === this.drawnFrom[i])) return;
+    this.drawnFrom = from;
+    const selected = state.slide && state.slide.id;
+    const hadFocus = this.list.contains(document.activeElement);
+    this.list.replaceChildren();
+    for (const slide of state.slides) {
+      const item = document.createElement("li");
+      if (slide.position.vertical != null && slide.position.vertical > 0) item.className = "below";
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "slide-item";
+      button.dataset.slideId = slide.id;
+      button.append(this.thumbnail(state, state.thumbs[slide.id]));
+      const caption = document.createElement("span");
+      caption.className = "slide-label";
+      caption.textContent = label(slide);
+      button.append(caption);
+      button.setAttribute("aria-current", slide.id === selected ? "true" : "false");
+      item.append(button);
+      this.list.append(item);
+      if (hadFocus && slide.id === selected) button.focus();
+    }
+  }
+
+  /** A small picture of a slide as its HTML draws it (blocks at their places). */
+  thumbnail(state, html) {
+    const deck = state.deck || {};
+    const width = deck.width || 960;
+    const height = deck.height || 700;
+    const thumb = document.createElement("div");
+    thumb.className = "thumb";
+    const scale = 96 / width;
+    thumb.style.height = `${Math.round(height * scale)}px`;
+    const board = document.createElement("div");
+    board.className = `thumb-board theme-${deck.theme_color} font-${deck.theme_font}`;
+    board.style.width = `${width}px`;
+    board.style.height = `${height}px`;
+    board.style.transform = `scale(${scale})`;
+    const section = html && new DOMParser().parseFromString(html, "text/html").body.querySelector("section");
+    if (section) {
+      board.replaceChildren(...drawableChildren(section));
+      const background = section.getAttribute("data-background-color");
+      if (background) board.style.background = background;
+    }
+    thumb.append(board);
+    return thumb;
+  }
+
+  key(event) {
+    if (event.key !== "ArrowDown" && event.key !== "ArrowUp") return;
+    const { slides, slide } = this.store.state;
+    const i = slides.findIndex((s) => s.id === slide?.id);
+    const next = slides[i + (event.key === "ArrowDown" ? 1 : -1)];
+    if (!next) return;
+    event.preventDefault();
+    this.saver.serially(() => this.saver.select(next.id)).then(() => {
+      const button = this.list.querySelector(`[data-slide-id="${next.id}"]`);
+      if (button) button.focus();
+    });
+  }
+
+  // Dragging with the mouse (or a finger): press on a slide, move, and let go on another.
+  // A press that does not move is a click (it selects the slide).
+  pointerDown(event) {
+    const button = event.target.closest(".slide-item");
+    if (!button || event.button !== 0) return;
+    this.drag = { id: button.dataset.slideId, x: event.clientX, y: event.clientY, pointerId: event.pointerId, moving: false, target: null };
+  }
+
+  pointerMove(event) {
+    const drag = this.drag;
+    if (!drag || event.pointerId !== drag.pointerId) return;
+    if (!drag.moving) {
+      if (Math.abs(event.clientX - drag.x) + Math.abs(event.clientY - drag.y) < 6) return;
+      drag.moving = true;
+      this.list.setPointerCapture(event.pointerId);
+      this.list.classList.add("dragging");
+    }
+    const under = document.elementFromPoint(event.clientX, event.clientY);
+    const target = under && under.closest(".slide-item");
+    if (drag.target && drag.target !== target) delete drag.target.dataset.drop;
+    drag.target = target && target.dataset.slideId !== drag.id ? target : null;
+    if (drag.target) drag.target.dataset.drop = dropKind(event, drag.target);
+  }
+
+  pointerEnd(event) {
+    const drag = this.drag;
+    this.drag = null;
+    if (!drag || !drag.moving) return;
+    this.list.classList.remove("dragging");
+    // The click that ends a drag is not a selection.
+    const swallow = (e) => e.stopPropagation();
+    this.list.addEventListener("click", swallow, { capture: true, once: true });
+    setTimeout(() => this.list.removeEventListener("click", swallow, { capture: true }), 0);
+    if (!drag.target) return;
+    const kind = drag.target.dataset.drop || dropKind(event, drag.target);
+    delete drag.target.dataset.drop;
+    if (event.type === "pointerup") {
+      this.saver.structural(dropSlide(this.store.state, drag.id, drag.target.dataset.slideId, kind));
+    }
+  }
+}

@@ -1,0 +1,26 @@
+// ESLint's flat configuration: the deck editor's modules (assets/editor/), for browsers,
+// and their unit tests, for Node. Run by scripts/test.sh: npx --no-install eslint assets/editor
+const js = require("@eslint/js");
+const globals = require("globals");
+
+module.exports = [
+  js.configs.recommended,
+  {
+    files: ["assets/editor/**/*.js"],
+    languageOptions: {
+      ecmaVersion: 2023,
+      sourceType: "module",
+      globals: globals.browser,
+    },
+    rules: {
+      "no-unused-vars": ["error", { caughtErrors: "none" }],
+      eqeqeq: ["error", "always", { null: "ignore" }],
+      "prefer-const": "error",
+      "no-var": "error",
+    },
+  },
+  {
+    files: ["assets/editor/test/**/*.js"],
+    languageOptions: { globals: globals.node },
+  },
+];
