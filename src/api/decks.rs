@@ -1,6 +1,7 @@
 //! The deck operations (interface 4.3).
 
 use crate::api::bodies::{CreateDeckBody, UpdateDeckBody};
+use crate::api::responses::*;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -11,7 +12,7 @@ use lectern_core::params::{Paging, parse_bool};
 use lectern_core::views::{CreatedDeck, DeckMeta, DeckSummary, DeckView, TrashedDeckSummary};
 
 use crate::api::{Envelope, data, page};
-use crate::http::error::{ApiError, ErrorBody};
+use crate::http::error::ApiError;
 use crate::http::extract::{Auth, IdPath, IfMatch, JsonBody, Manage, QueryParams};
 use crate::state::AppState;
 
@@ -26,7 +27,7 @@ fn paging(query: &QueryParams) -> Result<Paging, ApiError> {
 /// `list_decks`: the caller's decks outside the trash, newest first.
 #[utoipa::path(get, path = "/v1/decks", operation_id = "list_decks", tag = "decks",
     params(("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
-    responses((status = 200, description = "Success", body = Envelope<Vec<DeckSummary>>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<Vec<DeckSummary>>), Unauthorized, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn list_decks(
     State(state): State<AppState>,
@@ -39,8 +40,8 @@ pub async fn list_decks(
 /// `create_deck`: a new deck with the given (or one blank) slide.
 #[utoipa::path(post, path = "/v1/decks", operation_id = "create_deck",
     request_body(content = Option<CreateDeckBody>, content_type = "application/json"), tag = "decks",
-    responses((status = 201, description = "Created", body = Envelope<CreatedDeck>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 201, description = "Created", body = Envelope<CreatedDeck>), Unauthorized,
+        Forbidden, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn create_deck(
     State(state): State<AppState>,
@@ -57,7 +58,7 @@ pub async fn create_deck(
 /// `list_trashed_decks`: the caller's trashed decks, most recently trashed first.
 #[utoipa::path(get, path = "/v1/decks/trashed", operation_id = "list_trashed_decks", tag = "decks",
     params(("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
-    responses((status = 200, description = "Success", body = Envelope<Vec<TrashedDeckSummary>>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<Vec<TrashedDeckSummary>>), Unauthorized, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn list_trashed_decks(
     State(state): State<AppState>,
@@ -75,8 +76,8 @@ pub async fn list_trashed_decks(
 /// `get_deck`: one deck, with `deck_html` when `include_deck_html=true`.
 #[utoipa::path(get, path = "/v1/decks/{id}", operation_id = "get_deck", tag = "decks",
     params(("id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("include_deck_html" = Option<bool>, Query)),
-    responses((status = 200, description = "Success", body = Envelope<DeckView>, headers(("ETag" = String, description = "The deck's revision as a strong entity tag, \"<deck id>-<revision>\", for If-Match"))), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<DeckView>, headers(("ETag" = String, description = "The deck's revision as a strong entity tag, \"<deck id>-<revision>\", for If-Match"))), Unauthorized,
+        NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn get_deck(
     State(state): State<AppState>,
@@ -115,8 +116,8 @@ fn serialized(view: &DeckView) -> Bytes {
 #[utoipa::path(patch, path = "/v1/decks/{id}", operation_id = "update_deck",
     request_body(content = Option<UpdateDeckBody>, content_type = "application/json"), tag = "decks",
     params(("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
-    responses((status = 200, description = "Success", body = Envelope<DeckMeta>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 404, description = "Not found", body = ErrorBody), (status = 412, description = "If-Match does not hold: the deck changed; the body's revision is the current one", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<DeckMeta>), Unauthorized,
+        Forbidden, NotFound, PreconditionFailed, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn update_deck(
     State(state): State<AppState>,
@@ -137,8 +138,8 @@ pub async fn update_deck(
 /// `trash_deck`: moves the deck to the trash; 204.
 #[utoipa::path(post, path = "/v1/decks/{id}/trash", operation_id = "trash_deck", tag = "decks",
     params(("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)")),
-    responses((status = 204, description = "Done; no body"), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 204, description = "Done; no body"), Unauthorized, Forbidden,
+        NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn trash_deck(
     State(state): State<AppState>,
@@ -152,8 +153,8 @@ pub async fn trash_deck(
 /// `recover_deck`: brings the deck back from the trash; 204.
 #[utoipa::path(post, path = "/v1/decks/{id}/recover", operation_id = "recover_deck", tag = "decks",
     params(("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)")),
-    responses((status = 204, description = "Done; no body"), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 204, description = "Done; no body"), Unauthorized, Forbidden,
+        NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn recover_deck(
     State(state): State<AppState>,

@@ -1,6 +1,7 @@
 //! The export operations (interface 4.6), and the signed download links they hand out.
 
 use crate::api::bodies::CreateExportBody;
+use crate::api::responses::*;
 use std::collections::HashMap;
 
 use axum::Json;
@@ -11,7 +12,7 @@ use lectern_core::service::exports::{ExportView, NewExport, POLL_AFTER_SECONDS};
 use serde::Serialize;
 
 use crate::api::{Envelope, data};
-use crate::http::error::{ApiError, ErrorBody};
+use crate::http::error::ApiError;
 use crate::http::extract::{Auth, ExportIdPath, IdPath, JsonBody, Manage};
 use crate::state::AppState;
 
@@ -26,8 +27,8 @@ pub struct PollMeta {
 #[utoipa::path(post, path = "/v1/decks/{deck_id}/exports", operation_id = "create_deck_export",
     request_body(content = CreateExportBody, content_type = "application/json"), tag = "exports",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)")),
-    responses((status = 202, description = "Accepted", body = Envelope<ExportView, PollMeta>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 202, description = "Accepted", body = Envelope<ExportView, PollMeta>), Unauthorized,
+        Forbidden, NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn create_deck_export(
     State(state): State<AppState>,
@@ -52,8 +53,8 @@ pub async fn create_deck_export(
 /// `get_deck_export`: the export, with a temporary download link once completed.
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/exports/{id}", operation_id = "get_deck_export", tag = "exports",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)")),
-    responses((status = 200, description = "Success", body = Envelope<ExportView>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<ExportView>), Unauthorized,
+        NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn get_deck_export(
     State(state): State<AppState>,

@@ -10,6 +10,7 @@ use lectern_core::media::MAX_MEDIA_BYTES;
 use lectern_core::params::Paging;
 use lectern_core::service::media::{MediaView, Upload};
 
+use crate::api::responses::*;
 use crate::api::{Envelope, data, page};
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::extract::{Auth, Manage, QueryParams};
@@ -73,9 +74,9 @@ async fn read_multipart(request: Request) -> Result<Upload, ApiError> {
     request_body(description = "The image: PNG, JPEG, GIF, WebP or SVG, at most 20 MiB; the type is decided from the bytes. Either multipart/form-data with a `file` part (and an optional `name` part), or the raw bytes with any Content-Type.",
         content((crate::api::bodies::MediaUploadForm = "multipart/form-data"), (Vec<u8> = "application/octet-stream"))),
     responses((status = 201, description = "Stored", body = Envelope<MediaView>), (status = 200, description = "The account had these bytes already: the first upload", body = Envelope<MediaView>),
-        (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
+        Unauthorized, Forbidden,
         (status = 413, description = "The file is larger than 20 MiB, or the account's media quota would be passed", body = ErrorBody),
-        (status = 422, description = "Not an accepted image (HTML, truncated, undecodable), more than 50,000,000 pixels, more than 256 MiB to decode, or an animation of more than 100,000,000 pixels in all its frames", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again"))),
+        (status = 422, description = "Not an accepted image (HTML, truncated, undecodable), more than 50,000,000 pixels, more than 256 MiB to decode, or an animation of more than 100,000,000 pixels in all its frames", body = ErrorBody), RateLimited,
         (status = 503, description = "Every image decoder stayed busy while the upload waited", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a retry is likely to be served")))),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn upload_media(
@@ -122,8 +123,8 @@ pub async fn upload_media(
 /// `list_media`: the account's media, newest first, paged (default 20, at most 100).
 #[utoipa::path(get, path = "/v1/media", operation_id = "list_media", tag = "media",
     params(("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
-    responses((status = 200, description = "Success", body = Envelope<Vec<MediaView>>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<Vec<MediaView>>), Unauthorized,
+        Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn list_media(
     State(state): State<AppState>,
@@ -137,8 +138,8 @@ pub async fn list_media(
 /// `get_media`: one of the account's media.
 #[utoipa::path(get, path = "/v1/media/{media_id}", operation_id = "get_media", tag = "media",
     params(("media_id" = String, Path, description = "The medium's id")),
-    responses((status = 200, description = "Success", body = Envelope<MediaView>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 404, description = "Not found (also another account's)", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<MediaView>), Unauthorized,
+        (status = 404, description = "Not found (also another account's)", body = ErrorBody), RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn get_media(
     State(state): State<AppState>,
@@ -151,8 +152,8 @@ pub async fn get_media(
 /// `delete_media`: removes one of the account's media; its URL answers 404 from then on.
 #[utoipa::path(delete, path = "/v1/media/{media_id}", operation_id = "delete_media", tag = "media",
     params(("media_id" = String, Path, description = "The medium's id")),
-    responses((status = 204, description = "Deleted"), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found (also another account's)", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 204, description = "Deleted"), Unauthorized, Forbidden,
+        (status = 404, description = "Not found (also another account's)", body = ErrorBody), RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn delete_media(
     State(state): State<AppState>,

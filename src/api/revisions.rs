@@ -6,6 +6,7 @@ use axum::extract::State;
 use lectern_core::params::Paging;
 use lectern_core::views::{DeckMeta, RevisionDetailView, RevisionView};
 
+use crate::api::responses::*;
 use crate::api::{Envelope, data, page};
 use crate::http::error::{ApiError, ErrorBody};
 use crate::http::extract::{Auth, IdPath, IfMatch, Manage, QueryParams, RevisionPath, SlideIdPath};
@@ -14,8 +15,8 @@ use crate::state::AppState;
 /// `list_revisions`: the deck's revisions, newest first, paged (default 20, at most 100).
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/revisions", operation_id = "list_revisions", tag = "revisions",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
-    responses((status = 200, description = "Success", body = Envelope<Vec<RevisionView>>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<Vec<RevisionView>>), Unauthorized,
+        NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn list_revisions(
     State(state): State<AppState>,
@@ -32,8 +33,8 @@ pub async fn list_revisions(
 /// `get_revision`: the deck's settings and slides right after one revision.
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/revisions/{revision}", operation_id = "get_revision", tag = "revisions",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("revision" = i64, Path, minimum = 1, description = "A revision number from list_revisions")),
-    responses((status = 200, description = "Success", body = Envelope<RevisionDetailView>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 404, description = "Not found (also a revision never made or no longer kept)", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<RevisionDetailView>), Unauthorized,
+        (status = 404, description = "Not found (also a revision never made or no longer kept)", body = ErrorBody), Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn get_revision(
     State(state): State<AppState>,
@@ -51,8 +52,8 @@ pub async fn get_revision(
 #[utoipa::path(post, path = "/v1/decks/{deck_id}/revisions/{revision}/restore", operation_id = "restore", tag = "revisions",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("revision" = i64, Path, minimum = 1, description = "The revision to bring back"),
         ("If-Match" = Option<String>, Header, description = "Only restore when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
-    responses((status = 200, description = "Success", body = Envelope<DeckMeta>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 412, description = "If-Match does not hold: the deck changed; the body's revision is the current one", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<DeckMeta>), Unauthorized, Forbidden,
+        NotFound, PreconditionFailed, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn restore(
     State(state): State<AppState>,
@@ -73,8 +74,8 @@ pub async fn restore(
 /// newest first, paged (default 20, at most 100).
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/slides/{slide_id}/revisions", operation_id = "list_slide_revisions", tag = "revisions",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("slide_id" = String, Path, description = "A slide id (also of a slide removed since)"), ("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
-    responses((status = 200, description = "Success", body = Envelope<Vec<RevisionView>>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<Vec<RevisionView>>), Unauthorized,
+        NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn list_slide_revisions(
     State(state): State<AppState>,

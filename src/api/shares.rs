@@ -1,6 +1,7 @@
 //! The share link operations (interface 4.5).
 
 use crate::api::bodies::CreateShareBody;
+use crate::api::responses::*;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -8,7 +9,7 @@ use lectern_core::service::shares::{NewShare, ShareView};
 use serde::Serialize;
 
 use crate::api::{Envelope, data};
-use crate::http::error::{ApiError, ErrorBody};
+use crate::http::error::ApiError;
 use crate::http::extract::{Auth, IdPath, JsonBody, Manage, ShareIdPath};
 use crate::state::AppState;
 
@@ -21,8 +22,8 @@ pub struct TotalMeta {
 /// `list_deck_shares`: the deck's private share links, newest first.
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/share", operation_id = "list_deck_shares", tag = "sharing",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)")),
-    responses((status = 200, description = "Success", body = Envelope<Vec<ShareView>, TotalMeta>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<Vec<ShareView>, TotalMeta>), Unauthorized,
+        Forbidden, NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn list_deck_shares(
     State(state): State<AppState>,
@@ -40,8 +41,8 @@ pub async fn list_deck_shares(
 #[utoipa::path(post, path = "/v1/decks/{deck_id}/share", operation_id = "create_deck_share",
     request_body(content = Option<CreateShareBody>, content_type = "application/json"), tag = "sharing",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)")),
-    responses((status = 201, description = "Created", body = Envelope<ShareView>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 201, description = "Created", body = Envelope<ShareView>), Unauthorized,
+        Forbidden, NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn create_deck_share(
     State(state): State<AppState>,
@@ -57,8 +58,8 @@ pub async fn create_deck_share(
 /// `revoke_deck_share`: removes a link; 204.
 #[utoipa::path(delete, path = "/v1/decks/{deck_id}/share/{id}", operation_id = "revoke_deck_share", tag = "sharing",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)")),
-    responses((status = 204, description = "Done; no body"), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 204, description = "Done; no body"), Unauthorized, Forbidden,
+        NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn revoke_deck_share(
     State(state): State<AppState>,

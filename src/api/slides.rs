@@ -1,6 +1,7 @@
 //! The slide operations (interface 4.4).
 
 use crate::api::bodies::{AddSlideBody, MoveSlidesBody, RemoveSlidesBody, UpdateSlideBody};
+use crate::api::responses::*;
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -9,15 +10,15 @@ use lectern_core::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
 use lectern_core::views::{SlideCount, SlidePlace, SlideSummary, SlideView};
 
 use crate::api::{Envelope, Tagged, data, page, tagged};
-use crate::http::error::{ApiError, ErrorBody};
+use crate::http::error::ApiError;
 use crate::http::extract::{Auth, IdPath, IfMatch, JsonBody, Manage, QueryParams, SlideIdPath};
 use crate::state::AppState;
 
 /// `list_slides`: slide summaries in presentation order, paged (default 50, at most 200).
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/slides", operation_id = "list_slides", tag = "slides",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 200)),
-    responses((status = 200, description = "Success", body = Envelope<Vec<SlideSummary>>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<Vec<SlideSummary>>), Unauthorized,
+        NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn list_slides(
     State(state): State<AppState>,
@@ -35,8 +36,8 @@ pub async fn list_slides(
 #[utoipa::path(post, path = "/v1/decks/{deck_id}/slides", operation_id = "add_slide",
     request_body(content = Option<AddSlideBody>, content_type = "application/json"), tag = "slides",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
-    responses((status = 201, description = "Created", body = Envelope<SlidePlace>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 412, description = "If-Match does not hold: the deck changed; the body's revision is the current one", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 201, description = "Created", body = Envelope<SlidePlace>), Unauthorized, Forbidden,
+        NotFound, PreconditionFailed, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn add_slide(
     State(state): State<AppState>,
@@ -57,8 +58,8 @@ pub async fn add_slide(
 #[utoipa::path(delete, path = "/v1/decks/{deck_id}/slides", operation_id = "remove_slides",
     request_body(content = RemoveSlidesBody, content_type = "application/json"), tag = "slides",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
-    responses((status = 200, description = "Success", body = Envelope<SlideCount>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 412, description = "If-Match does not hold: the deck changed; the body's revision is the current one", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<SlideCount>), Unauthorized, Forbidden,
+        NotFound, PreconditionFailed, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn remove_slides(
     State(state): State<AppState>,
@@ -79,8 +80,8 @@ pub async fn remove_slides(
 /// `get_slide`: one slide with its html and notes.
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/slides/{slide_id}", operation_id = "get_slide", tag = "slides",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("slide_id" = String, Path, description = "A slide id from list_slides (not the slide number)")),
-    responses((status = 200, description = "Success", body = Envelope<SlideView>, headers(("ETag" = String, description = "The deck's revision as a strong entity tag, \"<deck id>-<revision>\", for If-Match"))), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<SlideView>, headers(("ETag" = String, description = "The deck's revision as a strong entity tag, \"<deck id>-<revision>\", for If-Match"))), Unauthorized,
+        NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn get_slide(
     State(state): State<AppState>,
@@ -96,8 +97,8 @@ pub async fn get_slide(
 #[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/{slide_id}", operation_id = "update_slide",
     request_body(content = UpdateSlideBody, content_type = "application/json"), tag = "slides",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("slide_id" = String, Path, description = "A slide id from list_slides (not the slide number)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
-    responses((status = 200, description = "Success", body = Envelope<SlidePlace>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 412, description = "If-Match does not hold: the deck changed; the body's revision is the current one", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<SlidePlace>), Unauthorized, Forbidden,
+        NotFound, PreconditionFailed, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn update_slide(
     State(state): State<AppState>,
@@ -122,8 +123,8 @@ pub async fn update_slide(
 #[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/group", operation_id = "group_slides",
     request_body(content = crate::api::bodies::GroupSlidesBody, content_type = "application/json"), tag = "slides",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
-    responses((status = 200, description = "Success", body = Envelope<SlideCount>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 412, description = "If-Match does not hold: the deck changed; the body's revision is the current one", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<SlideCount>), Unauthorized, Forbidden,
+        NotFound, PreconditionFailed, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn group_slides(
     State(state): State<AppState>,
@@ -145,8 +146,8 @@ pub async fn group_slides(
 #[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/move", operation_id = "move_slides",
     request_body(content = MoveSlidesBody, content_type = "application/json"), tag = "slides",
     params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
-    responses((status = 200, description = "Success", body = Envelope<SlideCount>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody),
-        (status = 404, description = "Not found", body = ErrorBody), (status = 412, description = "If-Match does not hold: the deck changed; the body's revision is the current one", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<SlideCount>), Unauthorized, Forbidden,
+        NotFound, PreconditionFailed, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
 pub async fn move_slides(
     State(state): State<AppState>,

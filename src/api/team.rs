@@ -5,16 +5,17 @@ use axum::extract::State;
 use lectern_core::params::{Paging, parse_bool};
 use lectern_core::views::{TeamDeckSummary, TeamDeckView};
 
+use crate::api::responses::*;
 use crate::api::{Envelope, Tagged, page, tagged};
-use crate::http::error::{ApiError, ErrorBody};
+use crate::http::error::ApiError;
 use crate::http::extract::{Auth, IdPath, QueryParams};
 use crate::state::AppState;
 
 /// `list_team_decks`: the team's `team` and `all` decks, newest first.
 #[utoipa::path(get, path = "/v1/team/decks", operation_id = "list_team_decks", tag = "team",
     params(("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
-    responses((status = 200, description = "Success", body = Envelope<Vec<TeamDeckSummary>>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<Vec<TeamDeckSummary>>), Unauthorized,
+        Forbidden, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn list_team_decks(
     State(state): State<AppState>,
@@ -28,8 +29,8 @@ pub async fn list_team_decks(
 /// `get_team_deck`: one team deck, with `deck_html` when `include_deck_html=true`.
 #[utoipa::path(get, path = "/v1/team/decks/{id}", operation_id = "get_team_deck", tag = "team",
     params(("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)"), ("include_deck_html" = Option<bool>, Query)),
-    responses((status = 200, description = "Success", body = Envelope<TeamDeckView>, headers(("ETag" = String, description = "The deck's revision as a strong entity tag, \"<deck id>-<revision>\", for If-Match"))), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody),
-        (status = 403, description = "The credential or account cannot perform this operation", body = ErrorBody), (status = 404, description = "Not found", body = ErrorBody), (status = 422, description = "The request parameters or body are invalid", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<TeamDeckView>, headers(("ETag" = String, description = "The deck's revision as a strong entity tag, \"<deck id>-<revision>\", for If-Match"))), Unauthorized,
+        Forbidden, NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn get_team_deck(
     State(state): State<AppState>,

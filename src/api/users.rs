@@ -4,14 +4,15 @@ use axum::Json;
 use axum::extract::State;
 use lectern_core::views::UserView;
 
+use crate::api::responses::*;
 use crate::api::{Envelope, data};
-use crate::http::error::{ApiError, ErrorBody};
+use crate::http::error::ApiError;
 use crate::http::extract::Auth;
 use crate::state::AppState;
 
 /// `users_get`: the authenticated account (2.2).
 #[utoipa::path(get, path = "/v1/user", operation_id = "users_get", tag = "account",
-    responses((status = 200, description = "Success", body = Envelope<UserView>), (status = 401, description = "A valid API key or OAuth access token is required", body = ErrorBody), (status = 429, description = "The request rate limit was exceeded", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds until a request is allowed again")))),
+    responses((status = 200, description = "Success", body = Envelope<UserView>), Unauthorized, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn users_get(
     State(state): State<AppState>,
