@@ -12,5 +12,6 @@ pub mod network;
 pub mod pdf;
 pub mod pptx;
 pub mod proxy;
+pub mod snapshot;
 pub mod worker;
 pub mod zip;

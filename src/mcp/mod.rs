@@ -9,6 +9,7 @@ pub mod guide;
 pub mod http;
 pub mod options;
 pub use options::{McpOptions, TEST_KEY_ENV};
+mod results;
 mod schemas;
 pub mod tools;
 
@@ -27,8 +28,8 @@ use lectern_core::service::shares::NewShare;
 use lectern_core::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
 use lectern_core::{Error, Lectern};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InitializeResult,
+    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -44,6 +45,7 @@ use args::{
     body, flag, paging, slide_id_list, take_id, take_opt_str, take_precondition, take_revision,
     take_str,
 };
+use results::{Failure, Output};
 use tools::Op;
 
 /// Most slides `get_slides` returns in one call.
@@ -511,110 +513,7 @@ impl ServerHandler for LecternMcp {
     }
 }
 
-/// A successful tool result.
-enum Output {
-    /// `{"data": ..., "meta": ...}` as structured content and as text.
-    Json { data: Value, meta: Option<Value> },
-    /// A PNG image, with `{"data": ...}` describing it.
-    Image { png: Vec<u8>, data: Value },
-}
-
-impl Output {
-    fn data(data: impl Serialize) -> Output {
-        Output::Json {
-            data: to_value(&data),
-            meta: None,
-        }
-    }
-
-    fn with_meta(data: impl Serialize, meta: Value) -> Output {
-        Output::Json {
-            data: to_value(&data),
-            meta: Some(meta),
-        }
-    }
-
-    fn page<T: Serialize>(page: lectern_core::service::Page<T>) -> Output {
-        Output::Json {
-            data: to_value(&page.items),
-            meta: Some(to_value(&page.meta)),
-        }
-    }
-
-    fn into_result(self) -> CallToolResult {
-        match self {
-            Output::Json { data, meta } => {
-                let mut envelope = json!({ "data": data });
-                if let Some(meta) = meta {
-                    envelope["meta"] = meta;
-                }
-                CallToolResult::structured(envelope)
-            }
-            Output::Image { png, data } => {
-                let envelope = json!({ "data": data });
-                let mut result = CallToolResult::structured(envelope);
-                let image = base64::engine::general_purpose::STANDARD.encode(png);
-                result
-                    .content
-                    .insert(0, ContentBlock::image(image, "image/png"));
-                result
-            }
-        }
-    }
-}
-
-/// Why a tool call failed: a core error (the REST API's message and status) or a tool-level one.
-enum Failure {
-    Core(Error),
-    /// A failure of the MCP adapter itself, with the HTTP status REST would give it.
-    Tool {
-        status: u16,
-        message: String,
-    },
-}
-
-impl From<Error> for Failure {
-    fn from(e: Error) -> Self {
-        Failure::Core(e)
-    }
-}
-
-impl Failure {
-    /// The `isError: true` result: one text part, the JSON `{"error": message, "status": N}`
-    /// (the message is REST's `error`, N the status the REST operation answers), so an agent
-    /// tells a missing deck from an invalid argument. No structured content: clients check
-    /// structured content against the tool's output schema, errors included, and an error
-    /// matches no tool's success shape.
-    fn into_result(self, op: Op) -> CallToolResult {
-        let mut revision = None;
-        let (status, message) = match self {
-            Failure::Core(e) => {
-                let status = e.status();
-                if let Error::PreconditionFailed { revision: r } = e {
-                    revision = Some(r);
-                }
-                let message = match e {
-                    Error::Internal(cause) => {
-                        let chain = lectern_core::error::cause_chain(cause.as_ref());
-                        tracing::error!(error = %chain, tool = op.name(), "MCP tool call failed with an internal error");
-                        "internal server error".to_string()
-                    }
-                    e => e.to_string(),
-                };
-                (status, message)
-            }
-            Failure::Tool { status, message } => (status, message),
-        };
-        let mut content = json!({ "error": message, "status": status });
-        if let Some(r) = revision {
-            // 412: the deck's current revision, to read again and retry.
-            content["revision"] = json!(r);
-        }
-        CallToolResult::error(vec![ContentBlock::text(content.to_string())])
-    }
-}
-
-fn to_value(v: &impl Serialize) -> Value {
+pub(super) fn to_value(v: &impl Serialize) -> Value {
     serde_json::to_value(v).expect("the views serialise to JSON")
 }
 
