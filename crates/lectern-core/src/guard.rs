@@ -63,18 +63,21 @@ pub fn address_key(ip: IpAddr) -> String {
     }
 }
 
-/// Whether the `tries`-th try of a window ending at `window_end` is within `max`; when not,
-/// how long until the window ends.
+/// Whether the `tries`-th try of a window of `length` ending at `window_end` is within `max`;
+/// when not, how long until the window ends. A parallel try may have opened the window after
+/// this one read the clock, so the wait is capped at `length`.
 pub fn window_verdict(
     tries: i64,
     window_end: Timestamp,
+    length: Duration,
     max: i64,
     now: Timestamp,
 ) -> Result<(), TooManyTries> {
     if tries <= max {
         return Ok(());
     }
-    let left = window_end.unix_micros() - now.unix_micros();
+    let length = i64::try_from(length.as_micros()).unwrap_or(i64::MAX / 2);
+    let left = (window_end.unix_micros() - now.unix_micros()).min(length);
     Err(TooManyTries {
         retry_after: (left + 999_999).div_euclid(1_000_000).max(1),
     })
@@ -130,15 +133,21 @@ mod tests {
     #[test]
     fn tries_past_the_limit_wait_for_the_window_to_end() {
         let end = at(160);
-        assert!(window_verdict(1, end, 3, at(100)).is_ok());
-        assert!(window_verdict(3, end, 3, at(100)).is_ok());
+        let minute = Duration::from_secs(60);
+        assert!(window_verdict(1, end, minute, 3, at(100)).is_ok());
+        assert!(window_verdict(3, end, minute, 3, at(100)).is_ok());
         assert_eq!(
-            window_verdict(4, end, 3, at(100)),
+            window_verdict(4, end, minute, 3, at(100)),
             Err(TooManyTries { retry_after: 60 })
         );
         assert_eq!(
-            window_verdict(9, end, 3, Timestamp::from_unix_micros(159_500_000)),
+            window_verdict(9, end, minute, 3, Timestamp::from_unix_micros(159_500_000)),
             Err(TooManyTries { retry_after: 1 })
+        );
+        // A parallel try that read the clock 10 ms later opened the window: still at most 60.
+        assert_eq!(
+            window_verdict(4, end, minute, 3, Timestamp::from_unix_micros(99_990_000)),
+            Err(TooManyTries { retry_after: 60 })
         );
         assert_eq!(window_end(at(100), Duration::from_secs(60)), end);
     }

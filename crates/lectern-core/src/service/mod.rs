@@ -131,7 +131,7 @@ impl Lectern {
         if rand::random::<u8>() < 2 {
             self.store.forget_attempts(now).await?;
         }
-        Ok(crate::guard::window_verdict(tries, end, max, now))
+        Ok(crate::guard::window_verdict(tries, end, window, max, now))
     }
 
     /// The same core decoding at most `decoders` uploaded images at once; an upload that
