@@ -40,7 +40,7 @@ pub async fn open(url: &str) -> Result<SqlStore> {
         .connect_with(options)
         .await
         .map_err(fault)?;
-    sqlx::migrate!("./migrations")
+    lectern_store_sql::migrator(MIGRATIONS)
         .run(&native)
         .await
         .map_err(|e| Error::internal(format!("migrating the PostgreSQL database failed: {e}")))?;
@@ -310,3 +310,6 @@ impl Fence for ChangeFence {
         matches!(waited, Ok(Ok(h)) if h.synced >= target)
     }
 }
+
+/// This engine's migrations, listed by the build script (`lectern-store-sql/migrations.rs`).
+const MIGRATIONS: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/migrations.rs"));

@@ -242,6 +242,31 @@ async fn all<'c, T>(
     rows.iter().map(decode).collect()
 }
 
+/// The migrator over an engine's migrations, given as (file name, SQL) pairs: the file
+/// `0007_token_scope.sql` is version 7, "token scope", as sqlx reads a migrations directory
+/// (so databases migrated before keep their checksums).
+pub fn migrator(files: &'static [(&'static str, &'static str)]) -> sqlx::migrate::Migrator {
+    use sqlx::SqlSafeStr as _;
+    use sqlx::migrate::{Migration, MigrationType, Migrator};
+    let migrations = files.iter().map(|(name, sql)| {
+        let (version, description) = name
+            .strip_suffix(".sql")
+            .and_then(|stem| stem.split_once('_'))
+            .and_then(|(v, d)| Some((v.parse().ok()?, d.replace('_', " "))))
+            .unwrap_or_else(|| panic!("migration {name} is not named NNNN_description.sql"));
+        let no_tx = sql.starts_with("-- no-transaction");
+        let sql = sqlx::AssertSqlSafe(*sql).into_sql_str();
+        Migration::new(
+            version,
+            description.into(),
+            MigrationType::Simple,
+            sql,
+            no_tx,
+        )
+    });
+    Migrator::with_migrations(migrations.collect())
+}
+
 /// Microseconds since the epoch as a time.
 fn time(micros: i64) -> Timestamp {
     Timestamp::from_unix_micros(micros)

@@ -153,7 +153,7 @@ pub async fn open(url: &str) -> Result<SqlStore> {
         .connect_with(options.clone())
         .await
         .map_err(fault)?;
-    sqlx::migrate!("./migrations")
+    lectern_store_sql::migrator(MIGRATIONS)
         .run(&migrator)
         .await
         .map_err(|e| Error::internal(format!("migrating the SQLite database failed: {e}")))?;
@@ -206,6 +206,9 @@ pub async fn watch_changes(
         }
     }))
 }
+
+/// This engine's migrations, listed by the build script (`lectern-store-sql/migrations.rs`).
+const MIGRATIONS: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/migrations.rs"));
 
 #[cfg(test)]
 mod tests {
@@ -354,5 +357,26 @@ mod tests {
     fn an_in_memory_database_is_refused_with_a_clear_error() {
         let err = options("sqlite::memory:").unwrap_err();
         assert!(err.to_string().contains("in-memory"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn the_embedded_migrations_are_those_sqlx_reads_from_the_directory() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+        let read = sqlx::migrate::Migrator::new(dir).await.unwrap();
+        let embedded = lectern_store_sql::migrator(super::MIGRATIONS);
+        let facts = |m: &sqlx::migrate::Migrator| {
+            m.iter()
+                .map(|m| {
+                    (
+                        m.version,
+                        m.description.to_string(),
+                        m.checksum.to_vec(),
+                        m.no_tx,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert!(embedded.iter().count() > 0);
+        assert_eq!(facts(&embedded), facts(&read));
     }
 }
