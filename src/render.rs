@@ -71,11 +71,12 @@ pub(crate) fn deck_document(
     print: Option<PrintOptions>,
 ) -> String {
     let d = &v.deck;
+    let look = &d.look;
     let mut reveal = json!({
-        "width": d.width, "height": d.height, "margin": d.margin,
-        "transition": d.transition.as_str(),
-        "backgroundTransition": d.background_transition.as_str(),
-        "rtl": d.rtl, "loop": d.loop_, "hash": mode != Mode::Present,
+        "width": look.width, "height": look.height, "margin": look.margin,
+        "transition": look.transition.as_str(),
+        "backgroundTransition": look.background_transition.as_str(),
+        "rtl": look.rtl, "loop": look.loop_, "hash": mode != Mode::Present,
         "embedded": mode != Mode::Fullscreen,
         "controls": true,
         "progress": true, "slideNumber": mode == Mode::Present,
@@ -138,11 +139,11 @@ pub(crate) fn deck_document(
          <script src=\"{assets}reveal/reveal.js\"></script>\
          <script src=\"{assets}reveal/plugin/notes.js\"></script>\
          <script src=\"{assets}web/init.js\"></script></body></html>\n",
-        escape(&d.language),
-        if d.rtl { "rtl" } else { "ltr" },
+        escape(&look.language),
+        if look.rtl { "rtl" } else { "ltr" },
         escape(&d.title),
-        d.theme_color.as_str(),
-        d.theme_font.as_str(),
+        look.theme_color.as_str(),
+        look.theme_font.as_str(),
     )
 }
 

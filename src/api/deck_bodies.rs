@@ -46,7 +46,7 @@ impl DeckBodies {
 
 #[cfg(test)]
 mod tests {
-    use lectern_core::deck::defaults;
+    use lectern_core::deck::{DeckLook, defaults};
     use lectern_core::time::Timestamp;
 
     use super::*;
@@ -61,16 +61,7 @@ mod tests {
             slug: "intro".into(),
             visibility: defaults::VISIBILITY,
             css: String::new(),
-            width: defaults::WIDTH,
-            height: defaults::HEIGHT,
-            margin: defaults::MARGIN,
-            transition: defaults::TRANSITION,
-            background_transition: defaults::BACKGROUND_TRANSITION,
-            rtl: false,
-            loop_: false,
-            theme_font: defaults::THEME_FONT,
-            theme_color: defaults::THEME_COLOR,
-            language: defaults::LANGUAGE.into(),
+            look: DeckLook::default(),
             created_at: Timestamp::from_unix_micros(1),
             updated_at: Timestamp::from_unix_micros(2),
             trashed_at: None,

@@ -73,8 +73,8 @@ pub async fn build_pptx(
         .iter()
         .map(|m| (format!("{MEDIA_DIR}/{}", m.file_name), m.bytes.as_slice()))
         .collect();
-    let options = theme_options(d.theme_color.as_str());
-    let (width, height) = (d.width.max(1) as u32, d.height.max(1) as u32);
+    let options = theme_options(d.look.theme_color.as_str());
+    let (width, height) = (d.look.width.max(1) as u32, d.look.height.max(1) as u32);
 
     let mut requests = Vec::new();
     let readings: Vec<Reading> = slides
@@ -94,7 +94,7 @@ pub async fn build_pptx(
         let files = presentation_files(core, deck, None)
             .await
             .map_err(|e| transient("reading the deck's media", &e))?;
-        pdf.snapshots(d.owner_id, files, d.width, d.height, &requests)
+        pdf.snapshots(d.owner_id, files, d.look.width, d.look.height, &requests)
             .await?
     };
 

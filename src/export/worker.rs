@@ -225,8 +225,8 @@ impl Exporter {
                     .print(
                         deck.deck.owner_id,
                         self.files_of(&deck, Some(print)).await?,
-                        deck.deck.width,
-                        deck.deck.height,
+                        deck.deck.look.width,
+                        deck.deck.look.height,
                         o.margin,
                     )
                     .await
@@ -261,7 +261,7 @@ pub async fn slide_png(
     let files = presentation_files(core, deck, None)
         .await
         .map_err(|e| PdfError::Transient(format!("reading the deck's media failed: {e}")))?;
-    let canvas = (deck.deck.width, deck.deck.height);
+    let canvas = (deck.deck.look.width, deck.deck.look.height);
     pdf.render_slide_png(deck.deck.owner_id, files, canvas, h, v)
         .await
 }

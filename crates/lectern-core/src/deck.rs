@@ -2,6 +2,7 @@
 //! validated inputs of `create_deck` and `update_deck`, and slugs.
 
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::html::{Notes, SlideHtml};
@@ -116,6 +117,96 @@ pub const MAX_DESCRIPTION_CHARS: usize = 5_000;
 /// Largest canvas side, in pixels (the interface only sets the minimum of 1).
 pub const MAX_CANVAS_PX: i64 = i32::MAX as i64;
 
+// The store keeps a look as one JSON value without looking inside, the deck's metadata shows
+// its fields, the deck pages apply them (`render.rs`) and revisions record them. A new setting
+// is a field here with its default; when `create_deck` and `update_deck` take it, a field of
+// `DeckPatch` too (parsed in `Fields::deck_fields`, applied in `DeckLook::patched`).
+/// How a deck presents: its canvas, transitions, direction, looping, theme and language.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, utoipa::ToSchema)]
+pub struct DeckLook {
+    /// Canvas width in pixels.
+    pub width: i64,
+    /// Canvas height in pixels.
+    pub height: i64,
+    /// Viewport margin factor, 0..1.
+    pub margin: f64,
+    pub transition: Transition,
+    pub background_transition: Transition,
+    pub rtl: bool,
+    #[serde(rename = "loop")]
+    pub loop_: bool,
+    pub theme_font: ThemeFont,
+    pub theme_color: ThemeColor,
+    pub language: String,
+}
+
+impl Default for DeckLook {
+    /// A new deck's look.
+    fn default() -> Self {
+        DeckLook {
+            width: defaults::WIDTH,
+            height: defaults::HEIGHT,
+            margin: defaults::MARGIN,
+            transition: defaults::TRANSITION,
+            background_transition: defaults::BACKGROUND_TRANSITION,
+            rtl: defaults::RTL,
+            loop_: defaults::LOOP,
+            theme_font: defaults::THEME_FONT,
+            theme_color: defaults::THEME_COLOR,
+            language: defaults::LANGUAGE.to_string(),
+        }
+    }
+}
+
+impl DeckLook {
+    /// This look with the settings `patch` changes.
+    pub fn patched(&self, patch: &DeckPatch) -> DeckLook {
+        DeckLook {
+            width: patch.width.unwrap_or(self.width),
+            height: patch.height.unwrap_or(self.height),
+            margin: patch.margin.unwrap_or(self.margin),
+            theme_color: patch.theme_color.unwrap_or(self.theme_color),
+            theme_font: patch.theme_font.unwrap_or(self.theme_font),
+            ..self.clone()
+        }
+    }
+
+    /// The stored form (a JSON object).
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a look is plain data and always serialises")
+    }
+
+    /// Reads the stored form back; a setting it lacks (stored before the setting existed)
+    /// takes its default.
+    pub fn from_json(text: &str) -> Result<DeckLook> {
+        over_default_look(text)
+    }
+
+    /// Whether `key` names one of the settings.
+    fn has(key: &str) -> bool {
+        static KEYS: std::sync::LazyLock<Vec<String>> =
+            std::sync::LazyLock::new(|| match serde_json::to_value(DeckLook::default()) {
+                Ok(Value::Object(map)) => map.into_iter().map(|(k, _)| k).collect(),
+                _ => Vec::new(),
+            });
+        KEYS.iter().any(|k| k == key)
+    }
+}
+
+/// Reads `text`, a stored JSON object holding a [`DeckLook`]'s fields (and maybe others), as a
+/// `T`: fields of the look it lacks take their defaults.
+pub(crate) fn over_default_look<T: DeserializeOwned>(text: &str) -> Result<T> {
+    let stored = |e: serde_json::Error| Error::internal(format!("stored deck settings: {e}"));
+    let Value::Object(mut map) = serde_json::to_value(DeckLook::default()).map_err(stored)? else {
+        unreachable!("a struct serialises as an object");
+    };
+    match serde_json::from_str(text).map_err(stored)? {
+        Value::Object(read) => map.extend(read),
+        other => return Err(Error::internal(format!("stored deck settings: {other}"))),
+    }
+    serde_json::from_value(Value::Object(map)).map_err(stored)
+}
+
 /// One slide of a `create_deck` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewSlide {
@@ -128,12 +219,8 @@ pub struct NewSlide {
 pub struct NewDeck {
     pub title: String,
     pub description: String,
-    pub width: i64,
-    pub height: i64,
-    pub margin: f64,
-    pub theme_color: ThemeColor,
-    pub theme_font: ThemeFont,
     pub visibility: Visibility,
+    pub look: DeckLook,
     pub slides: Vec<NewSlide>,
 }
 
@@ -169,7 +256,8 @@ const DECK_FIELDS: &[&str] = &[
     "visibility",
 ];
 
-/// Deck fields the API returns but never takes.
+/// Deck fields the API returns but never takes (besides the [`DeckLook`] settings that
+/// [`DECK_FIELDS`] does not name).
 const READ_ONLY_FIELDS: &[&str] = &[
     "id",
     "url",
@@ -177,11 +265,6 @@ const READ_ONLY_FIELDS: &[&str] = &[
     "slug",
     "slide_count",
     "css",
-    "transition",
-    "background_transition",
-    "rtl",
-    "loop",
-    "language",
     "thumbnail_url",
     "created_at",
     "updated_at",
@@ -213,13 +296,9 @@ impl NewDeck {
             Some(_) => return Err(Error::invalid("slides must be an array of slide objects")),
         };
         Ok(NewDeck {
+            look: DeckLook::default().patched(&common),
             title: common.title.unwrap_or_else(|| defaults::TITLE.to_string()),
             description: common.description.unwrap_or_default(),
-            width: common.width.unwrap_or(defaults::WIDTH),
-            height: common.height.unwrap_or(defaults::HEIGHT),
-            margin: common.margin.unwrap_or(defaults::MARGIN),
-            theme_color: common.theme_color.unwrap_or(defaults::THEME_COLOR),
-            theme_font: common.theme_font.unwrap_or(defaults::THEME_FONT),
             visibility: common.visibility.unwrap_or(defaults::VISIBILITY),
             slides,
         })
@@ -290,7 +369,10 @@ impl Fields {
         bad.sort();
         match bad.first() {
             None => Ok(()),
-            Some(k) if READ_ONLY_FIELDS.contains(&k.as_str()) && self.context == "request body" => {
+            Some(k)
+                if (READ_ONLY_FIELDS.contains(&k.as_str()) || DeckLook::has(k))
+                    && self.context == "request body" =>
+            {
                 Err(Error::invalid(format!("field '{k}' is read-only")))
             }
             Some(k) if k.as_str() == "slides" => Err(Error::invalid(
@@ -437,9 +519,13 @@ mod tests {
         for body in [None, Some(Value::Null), Some(json!({}))] {
             let d = NewDeck::from_json(body).unwrap();
             assert_eq!(d.title, "Untitled deck");
-            assert_eq!((d.width, d.height, d.margin), (1280, 720, 0.0));
-            assert_eq!(d.theme_color, ThemeColor::WhiteBlue);
-            assert_eq!(d.theme_font, ThemeFont::Montserrat);
+            assert_eq!(
+                (d.look.width, d.look.height, d.look.margin),
+                (1280, 720, 0.0)
+            );
+            assert_eq!(d.look.theme_color, ThemeColor::WhiteBlue);
+            assert_eq!(d.look.theme_font, ThemeFont::Montserrat);
+            assert_eq!(d.look, DeckLook::default());
             assert_eq!(d.visibility, Visibility::Private);
             assert_eq!(d.slides.len(), 1);
             assert_eq!(d.slides[0].html, SlideHtml::blank());
@@ -494,7 +580,7 @@ mod tests {
             "slides": [{"html": "<section>a</section>", "notes": null}, {"notes": "n"}, {}]
         })))
         .unwrap();
-        assert_eq!((d.width, d.height, d.margin), (1, 1, 1.0));
+        assert_eq!((d.look.width, d.look.height, d.look.margin), (1, 1, 1.0));
         assert_eq!(d.slides.len(), 3);
         assert_eq!(d.slides[1].notes.as_ref().unwrap().as_str(), "n");
     }
@@ -503,12 +589,32 @@ mod tests {
     fn update_rejects_read_only_and_unknown_keys_and_slides() {
         assert!(invalid(DeckPatch::from_json(Some(json!({"slug": "x"})))).contains("read-only"));
         assert!(invalid(DeckPatch::from_json(Some(json!({"id": 3})))).contains("read-only"));
+        for look_only in ["rtl", "loop", "transition", "language"] {
+            let body = json!({ look_only: "x" });
+            let msg = invalid(DeckPatch::from_json(Some(body)));
+            assert!(msg.contains("read-only"), "{look_only}: {msg}");
+        }
         assert!(invalid(DeckPatch::from_json(Some(json!({"nope": 3})))).contains("unknown"));
         assert!(invalid(DeckPatch::from_json(Some(json!({"slides": []})))).contains("slides"));
         let p = DeckPatch::from_json(Some(json!({"title": "T", "margin": 0.5}))).unwrap();
         assert_eq!(p.title.as_deref(), Some("T"));
         assert_eq!(p.margin, Some(0.5));
         assert!(DeckPatch::from_json(None).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_stored_look_reads_back_and_settings_it_lacks_take_their_defaults() {
+        let look = DeckLook {
+            rtl: true,
+            theme_color: ThemeColor::BlackMint,
+            ..DeckLook::default()
+        };
+        assert_eq!(DeckLook::from_json(&look.to_json()).unwrap(), look);
+        assert!(look.to_json().contains("\"loop\":false"));
+        let old = DeckLook::from_json(r#"{"width": 800, "rtl": true}"#).unwrap();
+        assert_eq!((old.width, old.rtl, old.height), (800, true, 720));
+        assert!(DeckLook::from_json("[]").is_err());
+        assert!(DeckLook::from_json(r#"{"width": "wide"}"#).is_err());
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::auth::Author;
-use crate::deck::{DeckPatch, ThemeColor, ThemeFont, Transition, Visibility};
+use crate::deck::{DeckLook, DeckPatch, Visibility};
 use crate::{Error, Result};
 
 /// History is kept this many days by default (`--history-days`).
@@ -112,48 +112,20 @@ pub struct DeckSettings {
     pub description: String,
     pub visibility: Visibility,
     pub css: String,
-    pub width: i64,
-    pub height: i64,
-    pub margin: f64,
-    pub transition: Transition,
-    pub background_transition: Transition,
-    pub rtl: bool,
-    #[serde(rename = "loop")]
-    pub loop_: bool,
-    pub theme_font: ThemeFont,
-    pub theme_color: ThemeColor,
-    pub language: String,
+    #[serde(flatten)]
+    pub look: DeckLook,
 }
 
 impl DeckSettings {
     /// These settings with `patch` applied.
     pub fn patched(&self, patch: &DeckPatch) -> DeckSettings {
-        let mut s = self.clone();
-        if let Some(v) = &patch.title {
-            s.title = v.clone();
+        DeckSettings {
+            title: patch.title.clone().unwrap_or_else(|| self.title.clone()),
+            description: (patch.description.clone()).unwrap_or_else(|| self.description.clone()),
+            visibility: patch.visibility.unwrap_or(self.visibility),
+            css: self.css.clone(),
+            look: self.look.patched(patch),
         }
-        if let Some(v) = &patch.description {
-            s.description = v.clone();
-        }
-        if let Some(v) = patch.width {
-            s.width = v;
-        }
-        if let Some(v) = patch.height {
-            s.height = v;
-        }
-        if let Some(v) = patch.margin {
-            s.margin = v;
-        }
-        if let Some(v) = patch.theme_color {
-            s.theme_color = v;
-        }
-        if let Some(v) = patch.theme_font {
-            s.theme_font = v;
-        }
-        if let Some(v) = patch.visibility {
-            s.visibility = v;
-        }
-        s
     }
 
     /// The stored form (JSON).
@@ -161,9 +133,9 @@ impl DeckSettings {
         serde_json::to_string(self).expect("settings are plain data and always serialise")
     }
 
-    /// Reads the stored form back.
+    /// Reads the stored form back; look settings it lacks take their defaults.
     pub fn from_json(text: &str) -> Result<DeckSettings> {
-        serde_json::from_str(text).map_err(|e| Error::internal(format!("stored settings: {e}")))
+        crate::deck::over_default_look(text)
     }
 }
 
@@ -219,24 +191,27 @@ mod tests {
 
     #[test]
     fn settings_round_trip_through_their_stored_form() {
+        use crate::deck::{ThemeColor, ThemeFont, Transition};
         let s = DeckSettings {
             title: "T".into(),
             description: "D".into(),
             visibility: Visibility::Team,
             css: String::new(),
-            width: 1280,
-            height: 720,
-            margin: 0.1,
-            transition: Transition::Fade,
-            background_transition: Transition::None,
-            rtl: true,
-            loop_: false,
-            theme_font: ThemeFont::News,
-            theme_color: ThemeColor::BlackMint,
-            language: "de".into(),
+            look: DeckLook {
+                margin: 0.1,
+                transition: Transition::Fade,
+                background_transition: Transition::None,
+                rtl: true,
+                theme_font: ThemeFont::News,
+                theme_color: ThemeColor::BlackMint,
+                language: "de".into(),
+                ..DeckLook::default()
+            },
         };
         assert_eq!(DeckSettings::from_json(&s.to_json()).unwrap(), s);
-        assert!(s.to_json().contains("\"loop\":false"));
+        // Flat, as revisions stored before the look was a struct of its own.
+        assert!(s.to_json().contains("\"loop\":false,"));
+        assert!(s.to_json().contains("\"width\":1280,"));
         let patched = s.patched(&DeckPatch {
             title: Some("New".into()),
             ..DeckPatch::default()

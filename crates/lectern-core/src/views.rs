@@ -4,7 +4,7 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::deck::{ThemeColor, ThemeFont, Transition, Visibility};
+use crate::deck::{DeckLook, Visibility};
 use crate::layout::Position;
 use crate::time::Timestamp;
 
@@ -115,17 +115,8 @@ pub struct DeckMeta {
     pub slide_count: i64,
     /// The deck's revision: 1 at creation, one more with every change.
     pub revision: i64,
-    pub width: i64,
-    pub height: i64,
-    pub margin: f64,
-    pub transition: Transition,
-    pub background_transition: Transition,
-    pub rtl: bool,
-    #[serde(rename = "loop")]
-    pub loop_: bool,
-    pub theme_font: ThemeFont,
-    pub theme_color: ThemeColor,
-    pub language: String,
+    #[serde(flatten)]
+    pub look: DeckLook,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
 }

@@ -109,12 +109,9 @@ async fn free_slug(tx: &mut Tx, owner_id: i64, base: &str, owner: &NewDeckOwner)
 /// Inserts a new deck's row as `d` has it (every column but the id, which it returns).
 async fn insert_deck_row(tx: &mut Tx, d: &DeckRecord) -> Result<i64> {
     let query = sqlx::query(
-        "INSERT INTO decks (owner_id, title, description, slug, visibility, css, width, height,
-            margin, transition, background_transition, rtl, loop_enabled, theme_font,
-            theme_color, language, created_at, updated_at, trashed_at, thumbnail_token,
-            revision, slide_count)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-            $18, $19, $20, $21, $22) RETURNING id",
+        "INSERT INTO decks (owner_id, title, description, slug, visibility, css, look,
+            created_at, updated_at, trashed_at, thumbnail_token, revision, slide_count)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id",
     )
     .bind(d.owner_id)
     .bind(&d.title)
@@ -122,16 +119,7 @@ async fn insert_deck_row(tx: &mut Tx, d: &DeckRecord) -> Result<i64> {
     .bind(&d.slug)
     .bind(d.visibility.as_str())
     .bind(&d.css)
-    .bind(d.width)
-    .bind(d.height)
-    .bind(d.margin)
-    .bind(d.transition.as_str())
-    .bind(d.background_transition.as_str())
-    .bind(d.rtl)
-    .bind(d.loop_)
-    .bind(d.theme_font.as_str())
-    .bind(d.theme_color.as_str())
-    .bind(&d.language)
+    .bind(d.look.to_json())
     .bind(d.created_at.unix_micros())
     .bind(d.updated_at.unix_micros())
     .bind(d.trashed_at.map(|t| t.unix_micros()))
@@ -147,25 +135,14 @@ async fn insert_deck_row(tx: &mut Tx, d: &DeckRecord) -> Result<i64> {
 /// Writes every setting of a deck.
 pub(crate) async fn write_settings(tx: &mut Tx, deck_id: i64, s: &DeckSettings) -> Result<()> {
     let query = sqlx::query(
-        "UPDATE decks SET title = $1, description = $2, visibility = $3, css = $4, width = $5,
-            height = $6, margin = $7, transition = $8, background_transition = $9, rtl = $10,
-            loop_enabled = $11, theme_font = $12, theme_color = $13, language = $14
-         WHERE id = $15",
+        "UPDATE decks SET title = $1, description = $2, visibility = $3, css = $4, look = $5
+         WHERE id = $6",
     )
     .bind(&s.title)
     .bind(&s.description)
     .bind(s.visibility.as_str())
     .bind(&s.css)
-    .bind(s.width)
-    .bind(s.height)
-    .bind(s.margin)
-    .bind(s.transition.as_str())
-    .bind(s.background_transition.as_str())
-    .bind(s.rtl)
-    .bind(s.loop_)
-    .bind(s.theme_font.as_str())
-    .bind(s.theme_color.as_str())
-    .bind(&s.language)
+    .bind(s.look.to_json())
     .bind(deck_id);
     tx.run(query).await?;
     Ok(())
@@ -240,16 +217,7 @@ impl DeckStore for SqlStore {
             slug,
             visibility: deck.visibility,
             css: defaults::CSS.into(),
-            width: deck.width,
-            height: deck.height,
-            margin: deck.margin,
-            transition: deck.transition,
-            background_transition: deck.background_transition,
-            rtl: defaults::RTL,
-            loop_: defaults::LOOP,
-            theme_font: deck.theme_font,
-            theme_color: deck.theme_color,
-            language: deck.language,
+            look: deck.look,
             created_at: time(at),
             updated_at: time(at),
             trashed_at: None,
@@ -336,18 +304,13 @@ impl DeckStore for SqlStore {
         let revision = deck.revision + 1;
         // The settings, the revision and `updated_at` in one statement.
         let query = sqlx::query(
-            "UPDATE decks SET title = $1, description = $2, width = $3, height = $4,
-                margin = $5, theme_color = $6, theme_font = $7, visibility = $8,
-                updated_at = $9, revision = $10
-             WHERE id = $11",
+            "UPDATE decks SET title = $1, description = $2, look = $3, visibility = $4,
+                updated_at = $5, revision = $6
+             WHERE id = $7",
         )
         .bind(&after.title)
         .bind(&after.description)
-        .bind(after.width)
-        .bind(after.height)
-        .bind(after.margin)
-        .bind(after.theme_color.as_str())
-        .bind(after.theme_font.as_str())
+        .bind(after.look.to_json())
         .bind(after.visibility.as_str())
         .bind(now.unix_micros())
         .bind(revision)

@@ -3,7 +3,7 @@
 //! their decoding, `LIKE` patterns, and the packed form in which a deck's slide order is
 //! read.
 
-use lectern_core::deck::{ThemeColor, ThemeFont, Transition, Visibility};
+use lectern_core::deck::{DeckLook, Visibility};
 use lectern_core::layout::SlideSlot;
 use lectern_core::store::{
     DeckRecord, ExportRecord, MediaRecord, ShareRecord, TeamDeckListRecord, TeamRecord, UserRecord,
@@ -76,9 +76,7 @@ impl Columns for AnyRow {
 /// Columns of a deck row with its owner's username and slide count; pairs with
 /// [`deck_row`]. Append a `WHERE` with the backend's placeholders.
 pub const DECK_SELECT: &str = "SELECT d.id, d.owner_id, u.username, d.title, d.description, d.slug,
-    d.visibility, d.css, d.width, d.height, d.margin, d.transition, d.background_transition,
-    d.rtl, d.loop_enabled, d.theme_font, d.theme_color, d.language, d.created_at, d.updated_at,
-    d.trashed_at, d.slide_count, u.name,
+    d.visibility, d.css, d.look, d.created_at, d.updated_at, d.trashed_at, d.slide_count, u.name,
     u.team_id, d.thumbnail_token, d.revision FROM decks d JOIN users u ON u.id = d.owner_id";
 
 /// Columns of a user row; pairs with [`user_row`].
@@ -104,24 +102,15 @@ pub fn deck_row(row: &impl Columns) -> Result<DeckRecord> {
         slug: row.text(5)?,
         visibility: parse_stored("visibility", &row.text(6)?, Visibility::parse)?,
         css: row.text(7)?,
-        width: row.int(8)?,
-        height: row.int(9)?,
-        margin: row.real(10)?,
-        transition: parse_stored("transition", &row.text(11)?, Transition::parse)?,
-        background_transition: parse_stored("transition", &row.text(12)?, Transition::parse)?,
-        rtl: row.boolean(13)?,
-        loop_: row.boolean(14)?,
-        theme_font: parse_stored("theme_font", &row.text(15)?, ThemeFont::parse)?,
-        theme_color: parse_stored("theme_color", &row.text(16)?, ThemeColor::parse)?,
-        language: row.text(17)?,
-        created_at: time(row.int(18)?),
-        updated_at: time(row.int(19)?),
-        trashed_at: row.opt_int(20)?.map(time),
-        slide_count: row.int(21)?,
-        owner_name: row.text(22)?,
-        owner_team_id: row.opt_int(23)?,
-        thumbnail_token: row.opt_text(24)?,
-        revision: row.int(25)?,
+        look: DeckLook::from_json(&row.text(8)?)?,
+        created_at: time(row.int(9)?),
+        updated_at: time(row.int(10)?),
+        trashed_at: row.opt_int(11)?.map(time),
+        slide_count: row.int(12)?,
+        owner_name: row.text(13)?,
+        owner_team_id: row.opt_int(14)?,
+        thumbnail_token: row.opt_text(15)?,
+        revision: row.int(16)?,
     })
 }
 

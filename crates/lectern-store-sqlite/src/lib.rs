@@ -379,4 +379,57 @@ mod tests {
         assert!(embedded.iter().count() > 0);
         assert_eq!(facts(&embedded), facts(&read));
     }
+
+    /// A deck stored before its presentation settings moved into `look` keeps every one.
+    #[tokio::test]
+    async fn decks_stored_before_the_look_column_keep_their_settings() {
+        use lectern_core::deck::{DeckLook, ThemeColor, ThemeFont, Transition};
+        use lectern_core::store::DeckStore as _;
+        sqlx::any::install_default_drivers();
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("t.db").display());
+        let before: Vec<_> = MIGRATIONS
+            .iter()
+            .copied()
+            .take_while(|(name, _)| !name.starts_with("0015_"))
+            .collect();
+        assert_eq!(before.len(), 14);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options(&url).unwrap())
+            .await
+            .unwrap();
+        let before = lectern_store_sql::migrator(Box::leak(before.into_boxed_slice()));
+        before.run(&pool).await.unwrap();
+        pool.execute(
+            "INSERT INTO users (id, username, email, name, created_at, updated_at)
+                VALUES (1, 'ann', 'ann@example.com', 'Ann', 1, 1);
+             INSERT INTO decks (id, owner_id, title, description, slug, visibility, css, width,
+                height, margin, transition, background_transition, rtl, loop_enabled,
+                theme_font, theme_color, language, created_at, updated_at)
+                VALUES (7, 1, 'Old', '', 'old', 'self', 'h1{}', 800, 600, 0.25, 'zoom', 'none',
+                1, 1, 'news', 'black-mint', 'de', 1, 1);",
+        )
+        .await
+        .unwrap();
+        pool.close().await;
+
+        let store = open(&url).await.unwrap();
+        let deck = store.get_deck(1, 7).await.unwrap().unwrap();
+        let expected = DeckLook {
+            width: 800,
+            height: 600,
+            margin: 0.25,
+            transition: Transition::Zoom,
+            background_transition: Transition::None,
+            rtl: true,
+            loop_: true,
+            theme_font: ThemeFont::News,
+            theme_color: ThemeColor::BlackMint,
+            language: "de".into(),
+        };
+        assert_eq!(deck.look, expected);
+        assert_eq!((deck.title.as_str(), deck.css.as_str()), ("Old", "h1{}"));
+        store.close().await;
+    }
 }

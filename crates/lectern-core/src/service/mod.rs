@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::auth::{Author, Caller, Credential, Scope};
-use crate::deck::{DeckPatch, MAX_TITLE_CHARS, NewDeck, NewSlide, Visibility, defaults, slugify};
+use crate::deck::{DeckPatch, MAX_TITLE_CHARS, NewDeck, NewSlide, Visibility, slugify};
 use crate::html::{Notes, SlideHtml};
 use crate::ids::{DeckId, SlideId};
 use crate::import::ImportedDeck;

@@ -44,7 +44,7 @@ pub enum Cell {
 /// A row: cells in the order of its table's columns.
 pub type Row = Vec<Cell>;
 
-use Kind::{Blob, Bool, Int, Real, Text};
+use Kind::{Blob, Bool, Int, Text};
 
 /// Every table, parents before children.
 pub const TABLES: &[TableSpec] = &[
@@ -112,16 +112,7 @@ pub const TABLES: &[TableSpec] = &[
             ("slug", Text),
             ("visibility", Text),
             ("css", Text),
-            ("width", Int),
-            ("height", Int),
-            ("margin", Real),
-            ("transition", Text),
-            ("background_transition", Text),
-            ("rtl", Bool),
-            ("loop_enabled", Bool),
-            ("theme_font", Text),
-            ("theme_color", Text),
-            ("language", Text),
+            ("look", Text),
             ("created_at", Int),
             ("updated_at", Int),
             ("trashed_at", Int),

@@ -2,7 +2,7 @@
 //! row needs, and the closures through which the core decides inside a store transaction.
 
 use crate::Result;
-use crate::deck::{ThemeColor, ThemeFont, Transition, Visibility};
+use crate::deck::{DeckLook, Visibility};
 use crate::layout::{Plan, SlideSlot, Slots};
 use crate::time::Timestamp;
 
@@ -363,16 +363,7 @@ pub struct DeckRecord {
     pub slug: String,
     pub visibility: Visibility,
     pub css: String,
-    pub width: i64,
-    pub height: i64,
-    pub margin: f64,
-    pub transition: Transition,
-    pub background_transition: Transition,
-    pub rtl: bool,
-    pub loop_: bool,
-    pub theme_font: ThemeFont,
-    pub theme_color: ThemeColor,
-    pub language: String,
+    pub look: DeckLook,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
     pub trashed_at: Option<Timestamp>,
@@ -440,14 +431,7 @@ pub struct NewDeckRecord {
     /// The base slug from the title; the backend makes it unique per owner.
     pub slug_base: String,
     pub visibility: Visibility,
-    pub width: i64,
-    pub height: i64,
-    pub margin: f64,
-    pub theme_color: ThemeColor,
-    pub theme_font: ThemeFont,
-    pub transition: Transition,
-    pub background_transition: Transition,
-    pub language: String,
+    pub look: DeckLook,
     /// The slides in presentation order, with their order keys and groups.
     pub slides: Vec<NewSlideRecord>,
     pub created_at: Timestamp,
@@ -661,16 +645,7 @@ impl crate::revision::DeckSettings {
             description: d.description.clone(),
             visibility: d.visibility,
             css: d.css.clone(),
-            width: d.width,
-            height: d.height,
-            margin: d.margin,
-            transition: d.transition,
-            background_transition: d.background_transition,
-            rtl: d.rtl,
-            loop_: d.loop_,
-            theme_font: d.theme_font,
-            theme_color: d.theme_color,
-            language: d.language.clone(),
+            look: d.look.clone(),
         }
     }
 
@@ -680,15 +655,6 @@ impl crate::revision::DeckSettings {
         d.description = self.description;
         d.visibility = self.visibility;
         d.css = self.css;
-        d.width = self.width;
-        d.height = self.height;
-        d.margin = self.margin;
-        d.transition = self.transition;
-        d.background_transition = self.background_transition;
-        d.rtl = self.rtl;
-        d.loop_ = self.loop_;
-        d.theme_font = self.theme_font;
-        d.theme_color = self.theme_color;
-        d.language = self.language;
+        d.look = self.look;
     }
 }
