@@ -2,7 +2,7 @@
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{delete, get, patch, post};
+use axum::routing::{get, post};
 use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 
@@ -126,84 +126,19 @@ fn web_pages(state: &AppState) -> Router<AppState> {
         ))
 }
 
-/// The REST API (interface section 4), every route counted by the rate limiter.
+/// The REST API (interface section 4), every route counted by the rate limiter: the
+/// operations of `api::operations`, each at the path its `#[utoipa::path]` names.
 fn rest_api(state: &AppState) -> Router<AppState> {
-    Router::new()
-        .route("/v1/openapi.json", get(api::openapi::openapi_json))
-        .route("/v1/user", get(api::users::users_get))
-        .route(
-            "/v1/decks",
-            get(api::decks::list_decks).post(api::decks::create_deck),
-        )
-        .route("/v1/decks/trashed", get(api::decks::list_trashed_decks))
-        .route(
-            "/v1/decks/{id}",
-            get(api::decks::get_deck).patch(api::decks::update_deck),
-        )
-        .route("/v1/decks/{id}/trash", post(api::decks::trash_deck))
-        .route("/v1/decks/{id}/recover", post(api::decks::recover_deck))
-        .route(
-            "/v1/decks/{id}/slides",
-            get(api::slides::list_slides)
-                .post(api::slides::add_slide)
-                .delete(api::slides::remove_slides),
-        )
-        .route(
-            "/v1/decks/{id}/slides/move",
-            patch(api::slides::move_slides),
-        )
-        .route(
-            "/v1/decks/{id}/slides/group",
-            patch(api::slides::group_slides),
-        )
-        .route(
-            "/v1/decks/{id}/slides/{slide_id}",
-            get(api::slides::get_slide).patch(api::slides::update_slide),
-        )
-        .route(
-            "/v1/decks/{id}/slides/{slide_id}/revisions",
-            get(api::revisions::list_slide_revisions),
-        )
-        .route(
-            "/v1/decks/{id}/revisions",
-            get(api::revisions::list_revisions),
-        )
-        .route(
-            "/v1/decks/{id}/revisions/{revision}",
-            get(api::revisions::get_revision),
-        )
-        .route(
-            "/v1/decks/{id}/revisions/{revision}/restore",
-            post(api::revisions::restore),
-        )
-        .route(
-            "/v1/decks/{id}/share",
-            get(api::shares::list_deck_shares).post(api::shares::create_deck_share),
-        )
-        .route(
-            "/v1/decks/{id}/share/{share_id}",
-            delete(api::shares::revoke_deck_share),
-        )
-        .route(
-            "/v1/decks/{id}/exports",
-            post(api::exports::create_deck_export),
-        )
-        .route(
-            "/v1/decks/{id}/exports/{export_id}",
-            get(api::exports::get_deck_export),
-        )
-        .route(
-            "/v1/media",
-            get(api::media::list_media)
-                .post(api::media::upload_media)
-                .layer(DefaultBodyLimit::max(api::media::MAX_UPLOAD_REQUEST_BYTES)),
-        )
-        .route(
-            "/v1/media/{id}",
-            get(api::media::get_media).delete(api::media::delete_media),
-        )
-        .route("/v1/team/decks", get(api::team::list_team_decks))
-        .route("/v1/team/decks/{id}", get(api::team::get_team_deck))
+    let api = Router::new().route("/v1/openapi.json", get(api::openapi::openapi_json));
+    api::operations()
+        .into_iter()
+        .flat_map(|(_, paths, methods)| {
+            let paths: Vec<String> = paths.paths.into_keys().collect();
+            paths.into_iter().map(move |path| (path, methods.clone()))
+        })
+        .fold(api, |api, (path, methods)| {
+            api.route(&api::routed_path(&path), methods)
+        })
         .route_layer(http::limit_layer::RateLimitLayer(state.clone()))
 }
 

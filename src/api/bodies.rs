@@ -195,13 +195,12 @@ mod tests {
     use lectern_core::service::shares as share;
     use lectern_core::{deck, html, slide};
     use serde_json::Value;
-    use utoipa::OpenApi;
 
     /// The limits written in the body schemas above are the core's constants: utoipa takes
     /// only literals, so this test is what keeps the two one fact.
     #[test]
     fn body_limits_are_the_cores_constants() {
-        let doc = serde_json::to_value(crate::api::openapi::ApiDoc::openapi()).unwrap();
+        let doc = serde_json::to_value(crate::api::openapi::api_doc()).unwrap();
         let field =
             |body: &str, name: &str| doc["components"]["schemas"][body]["properties"][name].clone();
         let max_len = |v: Value| v["maxLength"].as_u64().unwrap() as usize;

@@ -31,52 +31,31 @@ impl Modify for BearerAuth {
     }
 }
 
-/// The API description.
+/// The API description, without its operations (see [`api_doc`]).
 #[derive(OpenApi)]
 #[openapi(
     info(title = "Lectern deck service", version = "1.0.0",
         description = "Create, edit, present, share and export reveal.js slide decks. Every operation also answers 401 without a valid credential and 429 over the rate limit; every response of the API carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset."),
-    paths(
-        api::users::users_get,
-        api::decks::list_decks,
-        api::decks::create_deck,
-        api::decks::list_trashed_decks,
-        api::decks::get_deck,
-        api::decks::update_deck,
-        api::decks::trash_deck,
-        api::decks::recover_deck,
-        api::slides::list_slides,
-        api::slides::add_slide,
-        api::slides::remove_slides,
-        api::slides::get_slide,
-        api::slides::update_slide,
-        api::slides::move_slides,
-        api::slides::group_slides,
-        api::shares::list_deck_shares,
-        api::shares::create_deck_share,
-        api::shares::revoke_deck_share,
-        api::exports::create_deck_export,
-        api::exports::get_deck_export,
-        api::team::list_team_decks,
-        api::team::get_team_deck,
-        api::revisions::list_revisions,
-        api::revisions::get_revision,
-        api::revisions::restore,
-        api::revisions::list_slide_revisions,
-        api::media::upload_media,
-        api::media::list_media,
-        api::media::get_media,
-        api::media::delete_media,
-    ),
     components(schemas(lectern_core::params::PageMeta)),
     modifiers(&BearerAuth)
 )]
 pub struct ApiDoc;
 
+/// The API description with every operation of [`api::operations`] and the schemas they name.
+pub fn api_doc() -> utoipa::openapi::OpenApi {
+    let mut doc = ApiDoc::openapi();
+    for (schemas, paths, _) in api::operations() {
+        doc.paths.paths.extend(paths.paths);
+        let components = doc.components.get_or_insert_with(Default::default);
+        components.schemas.extend(schemas);
+    }
+    doc
+}
+
 /// The description as this server publishes it: its public URL as the server, and the OAuth
 /// 2.0 authorization-code flow (PKCE) at its own endpoints with the two scopes.
 pub fn document(public_url: &str) -> utoipa::openapi::OpenApi {
-    let mut doc = ApiDoc::openapi();
+    let mut doc = api_doc();
     doc.servers = Some(vec![utoipa::openapi::Server::new(public_url)]);
     let components = doc.components.get_or_insert_with(Default::default);
     components.add_security_scheme(

@@ -4,7 +4,6 @@
 
 use serde_json::{Value, json};
 use std::sync::OnceLock;
-use utoipa::OpenApi;
 
 // ---- schema pieces ---------------------------------------------------------------------
 
@@ -197,7 +196,7 @@ pub(super) fn search_input() -> Value {
 pub(super) fn openapi() -> &'static Value {
     static DOC: OnceLock<Value> = OnceLock::new();
     DOC.get_or_init(|| {
-        serde_json::to_value(crate::api::openapi::ApiDoc::openapi())
+        serde_json::to_value(crate::api::openapi::api_doc())
             .expect("the OpenAPI document serialises")
     })
 }
