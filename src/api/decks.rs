@@ -1,6 +1,7 @@
 //! The deck operations (interface 4.3).
 
 use crate::api::bodies::{CreateDeckBody, UpdateDeckBody};
+use crate::api::params::*;
 use crate::api::responses::*;
 use axum::Json;
 use axum::body::Bytes;
@@ -75,7 +76,7 @@ pub async fn list_trashed_decks(
 
 /// `get_deck`: one deck, with `deck_html` when `include_deck_html=true`.
 #[utoipa::path(get, path = "/v1/decks/{id}", operation_id = "get_deck", tag = "decks",
-    params(("id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("include_deck_html" = Option<bool>, Query)),
+    params(DeckAsIdParam, ("include_deck_html" = Option<bool>, Query)),
     responses((status = 200, description = "Success", body = Envelope<DeckView>, headers(("ETag" = String, description = "The deck's revision as a strong entity tag, \"<deck id>-<revision>\", for If-Match"))), Unauthorized,
         NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
@@ -115,7 +116,7 @@ fn serialized(view: &DeckView) -> Bytes {
 /// `update_deck`: changes the given deck fields.
 #[utoipa::path(patch, path = "/v1/decks/{id}", operation_id = "update_deck",
     request_body(content = Option<UpdateDeckBody>, content_type = "application/json"), tag = "decks",
-    params(("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
+    params(DeckAsIdParam, IfMatchParam),
     responses((status = 200, description = "Success", body = Envelope<DeckMeta>), Unauthorized,
         Forbidden, NotFound, PreconditionFailed, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
@@ -137,7 +138,7 @@ pub async fn update_deck(
 
 /// `trash_deck`: moves the deck to the trash; 204.
 #[utoipa::path(post, path = "/v1/decks/{id}/trash", operation_id = "trash_deck", tag = "decks",
-    params(("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)")),
+    params(DeckAsIdParam),
     responses((status = 204, description = "Done; no body"), Unauthorized, Forbidden,
         NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
@@ -152,7 +153,7 @@ pub async fn trash_deck(
 
 /// `recover_deck`: brings the deck back from the trash; 204.
 #[utoipa::path(post, path = "/v1/decks/{id}/recover", operation_id = "recover_deck", tag = "decks",
-    params(("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)")),
+    params(DeckAsIdParam),
     responses((status = 204, description = "Done; no body"), Unauthorized, Forbidden,
         NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]

@@ -1,6 +1,7 @@
 //! The export operations (interface 4.6), and the signed download links they hand out.
 
 use crate::api::bodies::CreateExportBody;
+use crate::api::params::*;
 use crate::api::responses::*;
 use std::collections::HashMap;
 
@@ -26,7 +27,7 @@ pub struct PollMeta {
 /// `create_deck_export`: queues a PDF or ZIP export; 202 with the pending export.
 #[utoipa::path(post, path = "/v1/decks/{deck_id}/exports", operation_id = "create_deck_export",
     request_body(content = CreateExportBody, content_type = "application/json"), tag = "exports",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)")),
+    params(DeckIdParam),
     responses((status = 202, description = "Accepted", body = Envelope<ExportView, PollMeta>), Unauthorized,
         Forbidden, NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
@@ -52,7 +53,7 @@ pub async fn create_deck_export(
 
 /// `get_deck_export`: the export, with a temporary download link once completed.
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/exports/{id}", operation_id = "get_deck_export", tag = "exports",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)")),
+    params(DeckIdParam, ("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)")),
     responses((status = 200, description = "Success", body = Envelope<ExportView>), Unauthorized,
         NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]

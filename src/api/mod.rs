@@ -8,6 +8,7 @@ pub mod decks;
 pub mod exports;
 pub mod media;
 pub mod openapi;
+pub mod params;
 pub mod responses;
 pub mod revisions;
 pub mod shares;

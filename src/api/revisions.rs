@@ -6,6 +6,7 @@ use axum::extract::State;
 use lectern_core::params::Paging;
 use lectern_core::views::{DeckMeta, RevisionDetailView, RevisionView};
 
+use crate::api::params::*;
 use crate::api::responses::*;
 use crate::api::{Envelope, data, page};
 use crate::http::error::{ApiError, ErrorBody};
@@ -14,7 +15,7 @@ use crate::state::AppState;
 
 /// `list_revisions`: the deck's revisions, newest first, paged (default 20, at most 100).
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/revisions", operation_id = "list_revisions", tag = "revisions",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    params(DeckIdParam, ("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
     responses((status = 200, description = "Success", body = Envelope<Vec<RevisionView>>), Unauthorized,
         NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
@@ -32,7 +33,7 @@ pub async fn list_revisions(
 
 /// `get_revision`: the deck's settings and slides right after one revision.
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/revisions/{revision}", operation_id = "get_revision", tag = "revisions",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("revision" = i64, Path, minimum = 1, description = "A revision number from list_revisions")),
+    params(DeckIdParam, ("revision" = i64, Path, minimum = 1, description = "A revision number from list_revisions")),
     responses((status = 200, description = "Success", body = Envelope<RevisionDetailView>), Unauthorized,
         (status = 404, description = "Not found (also a revision never made or no longer kept)", body = ErrorBody), Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
@@ -50,7 +51,7 @@ pub async fn get_revision(
 /// `restore`: makes the deck's settings and slides what they were after a revision, as one
 /// new revision; answers the deck.
 #[utoipa::path(post, path = "/v1/decks/{deck_id}/revisions/{revision}/restore", operation_id = "restore", tag = "revisions",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("revision" = i64, Path, minimum = 1, description = "The revision to bring back"),
+    params(DeckIdParam, ("revision" = i64, Path, minimum = 1, description = "The revision to bring back"),
         ("If-Match" = Option<String>, Header, description = "Only restore when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
     responses((status = 200, description = "Success", body = Envelope<DeckMeta>), Unauthorized, Forbidden,
         NotFound, PreconditionFailed, Invalid, RateLimited),
@@ -73,7 +74,7 @@ pub async fn restore(
 /// `list_slide_revisions`: the revisions that added, changed, moved or removed one slide,
 /// newest first, paged (default 20, at most 100).
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/slides/{slide_id}/revisions", operation_id = "list_slide_revisions", tag = "revisions",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("slide_id" = String, Path, description = "A slide id (also of a slide removed since)"), ("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    params(DeckIdParam, ("slide_id" = String, Path, description = "A slide id (also of a slide removed since)"), ("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
     responses((status = 200, description = "Success", body = Envelope<Vec<RevisionView>>), Unauthorized,
         NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]

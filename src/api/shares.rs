@@ -1,6 +1,7 @@
 //! The share link operations (interface 4.5).
 
 use crate::api::bodies::CreateShareBody;
+use crate::api::params::*;
 use crate::api::responses::*;
 use axum::Json;
 use axum::extract::State;
@@ -21,7 +22,7 @@ pub struct TotalMeta {
 
 /// `list_deck_shares`: the deck's private share links, newest first.
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/share", operation_id = "list_deck_shares", tag = "sharing",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)")),
+    params(DeckIdParam),
     responses((status = 200, description = "Success", body = Envelope<Vec<ShareView>, TotalMeta>), Unauthorized,
         Forbidden, NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
@@ -40,7 +41,7 @@ pub async fn list_deck_shares(
 /// `create_deck_share`: a new private link to a `self` or `team` deck.
 #[utoipa::path(post, path = "/v1/decks/{deck_id}/share", operation_id = "create_deck_share",
     request_body(content = Option<CreateShareBody>, content_type = "application/json"), tag = "sharing",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)")),
+    params(DeckIdParam),
     responses((status = 201, description = "Created", body = Envelope<ShareView>), Unauthorized,
         Forbidden, NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
@@ -57,7 +58,7 @@ pub async fn create_deck_share(
 
 /// `revoke_deck_share`: removes a link; 204.
 #[utoipa::path(delete, path = "/v1/decks/{deck_id}/share/{id}", operation_id = "revoke_deck_share", tag = "sharing",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)")),
+    params(DeckIdParam, ("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)")),
     responses((status = 204, description = "Done; no body"), Unauthorized, Forbidden,
         NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]

@@ -1,6 +1,7 @@
 //! The slide operations (interface 4.4).
 
 use crate::api::bodies::{AddSlideBody, MoveSlidesBody, RemoveSlidesBody, UpdateSlideBody};
+use crate::api::params::*;
 use crate::api::responses::*;
 use axum::Json;
 use axum::extract::State;
@@ -16,7 +17,7 @@ use crate::state::AppState;
 
 /// `list_slides`: slide summaries in presentation order, paged (default 50, at most 200).
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/slides", operation_id = "list_slides", tag = "slides",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 200)),
+    params(DeckIdParam, ("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 200)),
     responses((status = 200, description = "Success", body = Envelope<Vec<SlideSummary>>), Unauthorized,
         NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
@@ -35,7 +36,7 @@ pub async fn list_slides(
 /// `add_slide`: a new slide at the end, or before/after a reference slide.
 #[utoipa::path(post, path = "/v1/decks/{deck_id}/slides", operation_id = "add_slide",
     request_body(content = Option<AddSlideBody>, content_type = "application/json"), tag = "slides",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
+    params(DeckIdParam, IfMatchParam),
     responses((status = 201, description = "Created", body = Envelope<SlidePlace>), Unauthorized, Forbidden,
         NotFound, PreconditionFailed, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
@@ -57,7 +58,7 @@ pub async fn add_slide(
 /// `remove_slides`: removes slides and their notes.
 #[utoipa::path(delete, path = "/v1/decks/{deck_id}/slides", operation_id = "remove_slides",
     request_body(content = RemoveSlidesBody, content_type = "application/json"), tag = "slides",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
+    params(DeckIdParam, IfMatchParam),
     responses((status = 200, description = "Success", body = Envelope<SlideCount>), Unauthorized, Forbidden,
         NotFound, PreconditionFailed, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
@@ -79,7 +80,7 @@ pub async fn remove_slides(
 
 /// `get_slide`: one slide with its html and notes.
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/slides/{slide_id}", operation_id = "get_slide", tag = "slides",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("slide_id" = String, Path, description = "A slide id from list_slides (not the slide number)")),
+    params(DeckIdParam, SlideIdParam),
     responses((status = 200, description = "Success", body = Envelope<SlideView>, headers(("ETag" = String, description = "The deck's revision as a strong entity tag, \"<deck id>-<revision>\", for If-Match"))), Unauthorized,
         NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
@@ -96,7 +97,7 @@ pub async fn get_slide(
 /// `update_slide`: replaces the html and/or notes; the id stays.
 #[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/{slide_id}", operation_id = "update_slide",
     request_body(content = UpdateSlideBody, content_type = "application/json"), tag = "slides",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("slide_id" = String, Path, description = "A slide id from list_slides (not the slide number)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
+    params(DeckIdParam, SlideIdParam, IfMatchParam),
     responses((status = 200, description = "Success", body = Envelope<SlidePlace>), Unauthorized, Forbidden,
         NotFound, PreconditionFailed, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
@@ -122,7 +123,7 @@ pub async fn update_slide(
 /// after a stack; what `move_slides` cannot express. Recorded as a `move_slides` revision.
 #[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/group", operation_id = "group_slides",
     request_body(content = crate::api::bodies::GroupSlidesBody, content_type = "application/json"), tag = "slides",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
+    params(DeckIdParam, IfMatchParam),
     responses((status = 200, description = "Success", body = Envelope<SlideCount>), Unauthorized, Forbidden,
         NotFound, PreconditionFailed, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]
@@ -145,7 +146,7 @@ pub async fn group_slides(
 /// `move_slides`: moves slides, in the given order, before or after a target slide.
 #[utoipa::path(patch, path = "/v1/decks/{deck_id}/slides/move", operation_id = "move_slides",
     request_body(content = MoveSlidesBody, content_type = "application/json"), tag = "slides",
-    params(("deck_id" = i64, Path, minimum = 1, description = "The deck id (an integer; its decimal string is accepted too)"), ("If-Match" = Option<String>, Header, description = "Only write when the deck is still at this entity tag (\"<deck id>-<revision>\", from ETag) or *")),
+    params(DeckIdParam, IfMatchParam),
     responses((status = 200, description = "Success", body = Envelope<SlideCount>), Unauthorized, Forbidden,
         NotFound, PreconditionFailed, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]

@@ -11,7 +11,7 @@ use lectern_core::store::{DeckListKind, DeckListRecord, DeckRecord, DeckStore, N
 use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 
-use crate::history::{Entry, Likely, Texts, insert_entry, record_revision, record_slide};
+use crate::history::{Entry, Texts, insert_entry, record_revision, record_slide};
 use crate::rows::{Columns, DECK_SELECT, deck_row};
 use crate::slides::insert_slide;
 use crate::{SqlStore, Tx, all, fault, optional, time};
@@ -233,8 +233,7 @@ impl DeckStore for SqlStore {
         for slide in &deck.slides {
             insert_slide(&mut tx, deck_id, slide, at).await?;
             let c = &slide.content;
-            let texts =
-                Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref(), Likely::New).await?;
+            let texts = Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref()).await?;
             record_slide(&mut tx, deck_id, 1, &slide.slot.id, texts).await?;
             ids.push(slide.slot.id.clone());
         }

@@ -54,29 +54,17 @@ pub(crate) fn decode(encoding: i64, data: Vec<u8>) -> Result<String> {
     String::from_utf8(bytes).map_err(|e| Error::internal(format!("a stored history text: {e}")))
 }
 
-/// Whether a text is likely new to the deck's stored texts (an edit) or likely stored
-/// already (a restore brings back texts the history has): it decides which statement is
-/// tried first, so the likely case costs one round trip.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Likely {
-    New,
-    Known,
-}
-
 /// The id of `text` among the deck's stored texts, storing it when it is new. Callers hold
 /// the deck's lock, so two writers never store the same text at once.
-pub(crate) async fn text_id(tx: &mut Tx, deck_id: i64, text: &str, likely: Likely) -> Result<i64> {
+/// It is tried as new first (an edit's texts usually are), so the common case costs one
+/// statement.
+pub(crate) async fn text_id(tx: &mut Tx, deck_id: i64, text: &str) -> Result<i64> {
     let hash = sha256_hex(text);
     let find = || {
         sqlx::query("SELECT id FROM history_blobs WHERE deck_id = $1 AND hash = $2")
             .bind(deck_id)
             .bind(hash.clone())
     };
-    if likely == Likely::Known
-        && let Some(id) = tx.scalar_optional(find()).await.map_err(fault)?
-    {
-        return Ok(id);
-    }
     let (encoding, data) = encode(text);
     let inserted = tx
         .inserted_id(
@@ -138,35 +126,10 @@ impl Texts {
         deck_id: i64,
         html: &str,
         notes: Option<&str>,
-        likely: Likely,
     ) -> Result<Texts> {
-        if likely == Likely::Known {
-            // Both looked up in one statement; whatever is missing is stored below.
-            let hashes = [sha256_hex(html), notes.map(sha256_hex).unwrap_or_default()];
-            let query = sqlx::query(
-                "SELECT id, hash FROM history_blobs WHERE deck_id = $1 AND hash IN ($2, $3)",
-            )
-            .bind(deck_id)
-            .bind(hashes[0].clone())
-            .bind(hashes[1].clone());
-            let found = tx.all(query, |r| Ok((r.int(0)?, r.text(1)?))).await?;
-            let id_of = |hash: &str| found.iter().find(|(_, h)| h == hash).map(|(id, _)| *id);
-            if let (Some(h), true) = (id_of(&hashes[0]), notes.is_none()) {
-                return Ok(Texts {
-                    html: Some(h),
-                    notes: Some(None),
-                });
-            }
-            if let (Some(h), Some(n)) = (id_of(&hashes[0]), id_of(&hashes[1])) {
-                return Ok(Texts {
-                    html: Some(h),
-                    notes: Some(Some(n)),
-                });
-            }
-        }
-        let html = text_id(tx, deck_id, html, likely).await?;
+        let html = text_id(tx, deck_id, html).await?;
         let notes = match notes {
-            Some(n) => Some(text_id(tx, deck_id, n, likely).await?),
+            Some(n) => Some(text_id(tx, deck_id, n).await?),
             None => None,
         };
         Ok(Texts {
@@ -492,8 +455,7 @@ impl SqlStore {
             let slides = slides_in_tx(&mut tx, deck_id).await?;
             let mut ids = Vec::with_capacity(slides.len());
             for s in &slides {
-                let texts =
-                    Texts::of(&mut tx, deck_id, &s.html, s.notes.as_deref(), Likely::New).await?;
+                let texts = Texts::of(&mut tx, deck_id, &s.html, s.notes.as_deref()).await?;
                 record_slide(&mut tx, deck_id, revision, &s.slot.id, texts).await?;
                 ids.push(s.slot.id.clone());
             }

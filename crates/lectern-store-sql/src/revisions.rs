@@ -16,7 +16,7 @@ use lectern_core::time::Timestamp;
 use lectern_core::{Error, Result};
 
 use crate::history::{
-    Entry, Likely, Texts, decode, known_texts, record_revision, record_slide, slides_in_tx, text_id,
+    Entry, Texts, decode, known_texts, record_revision, record_slide, slides_in_tx, text_id,
 };
 use crate::reads::deck_in_tx;
 use crate::rows::Columns;
@@ -82,7 +82,7 @@ async fn record_contents(
         if let Some(id) = ids.get(&hash) {
             return Ok(*id);
         }
-        let id = text_id(tx, deck_id, text, Likely::New).await?;
+        let id = text_id(tx, deck_id, text).await?;
         ids.insert(hash, id);
         Ok(id)
     };

@@ -12,7 +12,7 @@ use lectern_core::store::{
 };
 use lectern_core::time::Timestamp;
 
-use crate::history::{Entry, Likely, Texts, insert_entry, record_removal, record_slide, text_id};
+use crate::history::{Entry, Texts, insert_entry, record_removal, record_slide, text_id};
 use crate::reads::PACKED_ORDER;
 use crate::rows::{Columns, unpack_slots};
 use crate::{SqlStore, Tx, all, fault, optional};
@@ -244,8 +244,7 @@ impl SlideStore for SqlStore {
         for slide in &result.insert {
             insert_slide(&mut tx, deck_id, slide, at).await?;
             let c = &slide.content;
-            let texts =
-                Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref(), Likely::New).await?;
+            let texts = Texts::of(&mut tx, deck_id, &c.html, c.notes.as_deref()).await?;
             recorded.push((slide.slot.id.clone(), texts));
         }
         let added = result.insert.len() as i64 - result.plan.delete.len() as i64;
@@ -315,11 +314,11 @@ async fn change_content(
     }
     let mut texts = Texts::default();
     if let Some(h) = html {
-        texts.html = Some(text_id(tx, deck_id, h, Likely::New).await?);
+        texts.html = Some(text_id(tx, deck_id, h).await?);
     }
     if let Some(notes) = &patch.notes {
         texts.notes = Some(match notes {
-            Some(n) => Some(text_id(tx, deck_id, n, Likely::New).await?),
+            Some(n) => Some(text_id(tx, deck_id, n).await?),
             None => None,
         });
     }
