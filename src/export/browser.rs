@@ -1,28 +1,21 @@
 //! Starting the renderer's headless Chromium so that nothing but this process can drive it.
 //!
 //! - DevTools runs over a pipe (`--remote-debugging-pipe`: commands on the browser's fd 3,
-//!   answers on fd 4), never on a TCP port another local user could reach. chromiumoxide
-//!   speaks WebSocket only, so a bridge in this process relays between the pipe and one
-//!   WebSocket connection on `127.0.0.1`, accepted once, at a random secret path, after
-//!   which the listener is closed: no port stays open.
+//!   answers on fd 4), never on a TCP port another local user could reach; `cdp.rs` speaks
+//!   the protocol on it.
 //! - Chromium keeps its sandbox. Run as root (where Chromium refuses its sandbox), it runs as
 //!   the user `nobody` instead; only where even that fails to start does it run without the
 //!   sandbox, with a warning in the log.
 //! - It runs under `setpriv --pdeathsig KILL` (it dies with this process) and `nice`, so
 //!   background rendering takes the CPU requests leave; as root, without `CAP_SYS_NICE`.
 
-use std::net::Ipv4Addr;
 use std::path::Path;
 use std::process::Stdio;
 
-use async_tungstenite::tungstenite::Message;
-use async_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
-use chromiumoxide::Browser;
-use futures::StreamExt;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::net::TcpListener;
-use tokio::process::{Child, ChildStdin, ChildStdout};
-use tokio::task::JoinHandle;
+use serde_json::json;
+use tokio::process::Child;
+
+use crate::export::cdp::Cdp;
 
 /// Why a PDF could not be made.
 #[derive(Debug)]
@@ -42,25 +35,15 @@ const NOBODY: u32 = 65534;
 
 /// A running browser; it is killed when this is dropped.
 pub struct Running {
-    pub browser: Browser,
-    /// Drives chromiumoxide's connection; ends when the browser is gone.
-    events: JoinHandle<()>,
-    bridge: JoinHandle<()>,
+    pub cdp: Cdp,
     _child: Child,
     _profile: tempfile::TempDir,
 }
 
 impl Running {
-    /// Whether the browser still answers (its connection has not ended).
+    /// Whether the browser still answers (its pipe is open).
     pub fn alive(&self) -> bool {
-        !self.events.is_finished() && !self.bridge.is_finished()
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.events.abort();
-        self.bridge.abort();
+        self.cdp.alive()
     }
 }
 
@@ -118,33 +101,19 @@ async fn launch_as(
     let to_browser = child.stdin.take().expect("stdin was piped");
     let from_browser = child.stdout.take().expect("stdout was piped");
 
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .await
-        .map_err(|e| transient("bridge", &e))?;
-    let secret = lectern_core::secret::random_alphanumeric(40);
-    let url = format!(
-        "ws://{}/devtools/{secret}",
-        listener.local_addr().map_err(|e| transient("bridge", &e))?
-    );
-    let bridge = tokio::spawn(bridge(listener, secret, to_browser, from_browser));
-    let connect = Browser::connect(url);
-    let (browser, mut handler) = tokio::time::timeout(LAUNCH_LIMIT, connect)
-        .await
-        .map_err(|_| transient("connect", &"no answer in time"))?
-        .map_err(|e| transient("connect", &e))?;
-    let events = tokio::spawn(async move { while let Some(Ok(_)) = handler.next().await {} });
     let running = Running {
-        browser,
-        events,
-        bridge,
+        cdp: Cdp::new(to_browser, from_browser),
         _child: child,
         _profile: profile,
     };
     // A browser that cannot start (a sandbox the kernel refuses, say) closes its pipe.
-    tokio::time::timeout(LAUNCH_LIMIT, running.browser.version())
-        .await
-        .map_err(|_| transient("version", &"no answer in time"))?
-        .map_err(|e| transient("version", &e))?;
+    tokio::time::timeout(
+        LAUNCH_LIMIT,
+        running.cdp.call(None, "Browser.getVersion", json!({})),
+    )
+    .await
+    .map_err(|_| transient("version", &"no answer in time"))?
+    .map_err(|e| transient("version", &e))?;
     Ok(running)
 }
 
@@ -227,80 +196,6 @@ fn chromium_args(profile: &Path, proxy: std::net::SocketAddr, isolation: Isolati
     }
     args.push("about:blank".into());
     args
-}
-
-/// Relays one WebSocket connection, at `/devtools/<secret>`, to and from the browser's
-/// pipe: each text message is one DevTools message, ended by a NUL byte on the pipe.
-async fn bridge(
-    listener: TcpListener,
-    secret: String,
-    mut to_browser: ChildStdin,
-    from_browser: ChildStdout,
-) {
-    let path = format!("/devtools/{secret}");
-    let socket = loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            return;
-        };
-        #[expect(
-            clippy::result_large_err,
-            reason = "the handshake callback's type is tungstenite's"
-        )]
-        let check = |req: &Request, resp: Response| -> Result<Response, ErrorResponse> {
-            if req.uri().path() == path {
-                Ok(resp)
-            } else {
-                let mut refusal = ErrorResponse::new(None);
-                *refusal.status_mut() = axum::http::StatusCode::NOT_FOUND;
-                Err(refusal)
-            }
-        };
-        if let Ok(socket) = async_tungstenite::tokio::accept_hdr_async(stream, check).await {
-            break socket;
-        }
-    };
-    // The one connection is made: nothing else may connect.
-    drop(listener);
-    let (mut sink, mut source) = socket.split();
-    let upstream = async move {
-        while let Some(Ok(message)) = source.next().await {
-            let bytes = match message {
-                Message::Text(text) => text.as_bytes().to_vec(),
-                Message::Binary(bytes) => bytes.to_vec(),
-                Message::Close(_) => break,
-                _ => continue,
-            };
-            if to_browser.write_all(&bytes).await.is_err()
-                || to_browser.write_all(b"\0").await.is_err()
-            {
-                break;
-            }
-        }
-    };
-    let downstream = async move {
-        let mut reader = BufReader::new(from_browser);
-        let mut buffer = Vec::new();
-        loop {
-            buffer.clear();
-            match reader.read_until(0, &mut buffer).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {
-                    if buffer.last() == Some(&0) {
-                        buffer.pop();
-                    }
-                    let text = String::from_utf8_lossy(&buffer).into_owned();
-                    if sink.send(Message::text(text)).await.is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-        let _ = sink.close(None).await;
-    };
-    tokio::select! {
-        () = upstream => {}
-        () = downstream => {}
-    }
 }
 
 /// Capability bits (`linux/capability.h`).

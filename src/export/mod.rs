@@ -6,6 +6,7 @@
 //! Chromium, `fetch` for the server's own downloads (MCP `upload_image` from a URL).
 
 pub mod browser;
+mod cdp;
 pub mod fetch;
 pub mod files;
 pub mod network;

@@ -1,4 +1,4 @@
-//! PDF printing with headless Chromium over the DevTools protocol (chromiumoxide): the
+//! PDF printing with headless Chromium over the DevTools protocol (`cdp.rs`): the
 //! offline presentation is published from memory by the renderer's proxy (`proxy.rs`),
 //! opened with reveal.js's print view (`?print-pdf`), and printed in one call once reveal.js
 //! reports `pdf-ready`. One browser process stays warm and is reused; it is started again if
@@ -11,17 +11,14 @@ use std::time::Duration;
 use std::collections::HashMap;
 use std::sync::{Arc, PoisonError};
 
-use chromiumoxide::Browser;
-use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
-use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
-use chromiumoxide::cdp::browser_protocol::page::{PrintToPdfParams, Viewport};
-use chromiumoxide::cdp::browser_protocol::target::{
-    CreateBrowserContextParams, CreateTargetParams,
-};
+use base64::Engine as _;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
 use tokio::sync::{Mutex, OnceCell, Semaphore};
 
 use crate::export::browser::{self, Running};
 pub use crate::export::browser::{BROWSER_NICENESS, PdfError};
+use crate::export::cdp::Cdp;
 use crate::export::snapshot::SNAPSHOT_SETUP;
 pub use crate::export::snapshot::{SnapshotRequest, SnapshotTarget, png_size, screenshot_size};
 
@@ -83,23 +80,95 @@ const DISPOSE_LIMIT: Duration = Duration::from_secs(5);
 
 /// What a render job works with: the browser, its own browser context, and the proxy.
 struct Render<'a> {
-    browser: &'a Browser,
-    context: BrowserContextId,
+    cdp: &'a Cdp,
+    context: String,
     proxy: &'a RenderProxy,
 }
 
 impl Render<'_> {
     /// Opens `url` in a new page of this render's context.
-    async fn open(&self, url: &str) -> Result<chromiumoxide::Page, PdfError> {
-        let params = CreateTargetParams::builder()
-            .url(url)
-            .browser_context_id(self.context.clone())
-            .build()
-            .map_err(PdfError::Transient)?;
-        self.browser
-            .new_page(params)
+    async fn open(&self, url: &str) -> Result<Tab<'_>, PdfError> {
+        let failed = |e: String| PdfError::Transient(format!("opening the deck failed: {e}"));
+        let created = self
+            .cdp
+            .call(
+                None,
+                "Target.createTarget",
+                json!({ "url": url, "browserContextId": self.context }),
+            )
             .await
-            .map_err(|e| PdfError::Transient(format!("opening the deck failed: {e}")))
+            .map_err(failed)?;
+        let target = field(&created, "targetId").map_err(failed)?;
+        let tab = Tab {
+            cdp: self.cdp,
+            session: String::new(),
+            target,
+        };
+        let attached = self
+            .cdp
+            .call(
+                None,
+                "Target.attachToTarget",
+                json!({ "targetId": tab.target, "flatten": true }),
+            )
+            .await;
+        match attached.and_then(|a| field(&a, "sessionId")) {
+            Ok(session) => Ok(Tab { session, ..tab }),
+            Err(e) => {
+                tab.close().await;
+                Err(failed(e))
+            }
+        }
+    }
+}
+
+/// A string field of a DevTools answer.
+fn field(answer: &Value, name: &str) -> Result<String, String> {
+    answer
+        .get(name)
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| format!("the answer has no {name}"))
+}
+
+/// One page of a render, attached over DevTools.
+struct Tab<'a> {
+    cdp: &'a Cdp,
+    session: String,
+    target: String,
+}
+
+impl Tab<'_> {
+    async fn call(&self, method: &str, params: Value) -> Result<Value, String> {
+        self.cdp.call(Some(&self.session), method, params).await
+    }
+
+    /// The value of the script `expression` (awaited when it is a promise).
+    async fn evaluate<T: DeserializeOwned>(&self, expression: &str) -> Result<T, String> {
+        let params =
+            json!({ "expression": expression, "returnByValue": true, "awaitPromise": true });
+        let answer = self.call("Runtime.evaluate", params).await?;
+        if let Some(thrown) = answer.get("exceptionDetails") {
+            return Err(format!("the script failed: {thrown}"));
+        }
+        let value = answer["result"]
+            .get("value")
+            .cloned()
+            .unwrap_or(Value::Null);
+        serde_json::from_value(value).map_err(|e| e.to_string())
+    }
+
+    /// The base64 `data` of an answer, decoded.
+    async fn data(&self, method: &str, params: Value) -> Result<Vec<u8>, String> {
+        let answer = self.call(method, params).await?;
+        base64::engine::general_purpose::STANDARD
+            .decode(field(&answer, "data")?)
+            .map_err(|e| e.to_string())
+    }
+
+    async fn close(self) {
+        let params = json!({ "targetId": self.target });
+        let _ = self.cdp.call(None, "Target.closeTarget", params).await;
     }
 }
 
@@ -189,11 +258,11 @@ impl PdfRenderer {
         let _own_turn = account.acquire().await.expect("never closed");
         let _slot = self.slots.acquire().await.expect("never closed");
         let running = self.running(bin, proxy).await?;
-        let context = match running
-            .browser
-            .create_browser_context(CreateBrowserContextParams::default())
-            .await
-        {
+        let created = running
+            .cdp
+            .call(None, "Target.createBrowserContext", json!({}))
+            .await;
+        let context = match created.and_then(|c| field(&c, "browserContextId")) {
             Ok(context) => context,
             Err(e) => {
                 self.forget(&running).await;
@@ -203,7 +272,7 @@ impl PdfRenderer {
             }
         };
         let render = Render {
-            browser: &running.browser,
+            cdp: &running.cdp,
             context: context.clone(),
             proxy,
         };
@@ -215,12 +284,15 @@ impl PdfRenderer {
                     self.limit.as_secs()
                 )))
             });
+        let dispose = json!({ "browserContextId": context });
         let disposed = tokio::time::timeout(
             DISPOSE_LIMIT,
-            running.browser.dispose_browser_context(context),
+            running
+                .cdp
+                .call(None, "Target.disposeBrowserContext", dispose),
         )
         .await;
-        if !matches!(disposed, Ok(Ok(()))) {
+        if !matches!(disposed, Ok(Ok(_))) {
             tracing::warn!("a render's pages did not close; the browser is replaced");
             self.forget(&running).await;
         }
@@ -268,7 +340,7 @@ impl PdfRenderer {
             let url = format!("{}#/{h}/{v}", published.url());
             let page = Self::open_ready(r, &url).await?;
             let result = Self::snapshots_on(&page, w, hh, 1.0, &[request]).await;
-            let _ = page.close().await;
+            page.close().await;
             result?
                 .pop()
                 .flatten()
@@ -293,7 +365,7 @@ impl PdfRenderer {
             let published = r.proxy.publish(files);
             let page = Self::open_ready(r, &published.url()).await?;
             let result = Self::snapshots_on(&page, width, height, 2.0, requests).await;
-            let _ = page.close().await;
+            page.close().await;
             result
         })
         .await
@@ -302,7 +374,7 @@ impl PdfRenderer {
     /// [`Self::snapshots`] on an open `page`, in a `width` x `height` window of `scale`
     /// device pixels per CSS pixel.
     async fn snapshots_on(
-        page: &chromiumoxide::Page,
+        page: &Tab<'_>,
         width: i64,
         height: i64,
         scale: f64,
@@ -311,11 +383,11 @@ impl PdfRenderer {
         let failed = |what: &str, e: &dyn std::fmt::Display| {
             PdfError::Transient(format!("drawing the slides failed ({what}): {e}"))
         };
-        let metrics = SetDeviceMetricsOverrideParams::new(width, height, scale, false);
-        page.execute(metrics)
+        let metrics = json!({ "width": width, "height": height, "deviceScaleFactor": scale, "mobile": false });
+        page.call("Emulation.setDeviceMetricsOverride", metrics)
             .await
             .map_err(|e| failed("viewport", &e))?;
-        page.evaluate(SNAPSHOT_SETUP)
+        page.evaluate::<Value>(SNAPSHOT_SETUP)
             .await
             .map_err(|e| failed("setup", &e))?;
         let mut out = Vec::with_capacity(requests.len());
@@ -333,10 +405,8 @@ impl PdfRenderer {
                 serde_json::Value::from(arg)
             );
             let rect = page
-                .evaluate(call)
+                .evaluate::<Option<Vec<f64>>>(&call)
                 .await
-                .map_err(|e| failed("layout", &e))?
-                .into_value::<Option<Vec<f64>>>()
                 .map_err(|e| failed("layout", &e))?;
             let Some([x, y, w, h]) = rect.as_deref().and_then(|v| <[f64; 4]>::try_from(v).ok())
             else {
@@ -347,38 +417,43 @@ impl PdfRenderer {
                 out.push(None);
                 continue;
             }
-            let params = chromiumoxide::page::ScreenshotParams::builder()
-                .clip(Viewport {
-                    x,
-                    y,
-                    width: w,
-                    height: h,
-                    scale: 1.0,
-                })
-                .omit_background(!matches!(r.target, SnapshotTarget::Slide))
-                .build();
+            // Pictures of a part keep what is around it transparent.
+            let transparent = !matches!(r.target, SnapshotTarget::Slide);
+            if transparent {
+                let clear = json!({ "color": { "r": 0, "g": 0, "b": 0, "a": 0 } });
+                page.call("Emulation.setDefaultBackgroundColorOverride", clear)
+                    .await
+                    .map_err(|e| failed("background", &e))?;
+            }
+            let clip = json!({ "x": x, "y": y, "width": w, "height": h, "scale": 1.0 });
             let png = page
-                .screenshot(params)
+                .data(
+                    "Page.captureScreenshot",
+                    json!({ "format": "png", "clip": clip }),
+                )
                 .await
                 .map_err(|e| failed("screenshot", &e))?;
+            if transparent {
+                page.call("Emulation.setDefaultBackgroundColorOverride", json!({}))
+                    .await
+                    .map_err(|e| failed("background", &e))?;
+            }
             out.push(Some(png));
         }
         Ok(out)
     }
 
     /// Opens `url` and waits until reveal.js and the fonts are ready.
-    async fn open_ready(r: &Render<'_>, url: &str) -> Result<chromiumoxide::Page, PdfError> {
+    async fn open_ready<'a>(r: &'a Render<'_>, url: &str) -> Result<Tab<'a>, PdfError> {
         let page = r.open(url).await?;
         let ready = "typeof Reveal !== 'undefined' && Reveal.isReady() && document.fonts.status === 'loaded'";
         for _ in 0..200 {
-            if let Ok(r) = page.evaluate(ready).await
-                && r.into_value::<bool>().unwrap_or(false)
-            {
+            if page.evaluate::<bool>(ready).await.unwrap_or(false) {
                 return Ok(page);
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        let _ = page.close().await;
+        page.close().await;
         Err(PdfError::Transient("the deck never became ready".into()))
     }
 
@@ -393,37 +468,35 @@ impl PdfRenderer {
         let ready = "document.body && document.body.getAttribute('data-pdf-ready') === '1'";
         let mut laid_out = false;
         for _ in 0..600 {
-            if let Ok(v) = page.evaluate(ready).await
-                && v.into_value::<bool>().unwrap_or(false)
-            {
+            if page.evaluate::<bool>(ready).await.unwrap_or(false) {
                 laid_out = true;
                 break;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
         if !laid_out {
-            let _ = page.close().await;
+            page.close().await;
             return Err(PdfError::Transient(
                 "reveal.js never finished the print layout".into(),
             ));
         }
         // reveal.js's print view: one page per slide, the slide size times 1 + margin.
         let inches = |px: i64| px as f64 * (1.0 + margin) / 96.0;
-        let params = PrintToPdfParams::builder()
-            .print_background(true)
-            .prefer_css_page_size(true)
-            .paper_width(inches(width))
-            .paper_height(inches(height))
-            .margin_top(0.0)
-            .margin_bottom(0.0)
-            .margin_left(0.0)
-            .margin_right(0.0)
-            .build();
+        let params = json!({
+            "printBackground": true,
+            "preferCSSPageSize": true,
+            "paperWidth": inches(width),
+            "paperHeight": inches(height),
+            "marginTop": 0.0,
+            "marginBottom": 0.0,
+            "marginLeft": 0.0,
+            "marginRight": 0.0,
+        });
         let pdf = page
-            .pdf(params)
+            .data("Page.printToPDF", params)
             .await
             .map_err(|e| PdfError::Transient(format!("printing failed: {e}")));
-        let _ = page.close().await;
+        page.close().await;
         pdf
     }
 }
