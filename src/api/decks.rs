@@ -27,7 +27,7 @@ fn paging(query: &QueryParams) -> Result<Paging, ApiError> {
 
 /// `list_decks`: the caller's decks outside the trash, newest first.
 #[utoipa::path(get, path = "/v1/decks", operation_id = "list_decks", tag = "decks",
-    params(("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    params(PageParams),
     responses((status = 200, description = "Success", body = Envelope<Vec<DeckSummary>>), Unauthorized, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn list_decks(
@@ -58,7 +58,7 @@ pub async fn create_deck(
 
 /// `list_trashed_decks`: the caller's trashed decks, most recently trashed first.
 #[utoipa::path(get, path = "/v1/decks/trashed", operation_id = "list_trashed_decks", tag = "decks",
-    params(("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    params(PageParams),
     responses((status = 200, description = "Success", body = Envelope<Vec<TrashedDeckSummary>>), Unauthorized, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
 pub async fn list_trashed_decks(
@@ -76,7 +76,7 @@ pub async fn list_trashed_decks(
 
 /// `get_deck`: one deck, with `deck_html` when `include_deck_html=true`.
 #[utoipa::path(get, path = "/v1/decks/{id}", operation_id = "get_deck", tag = "decks",
-    params(DeckAsIdParam, ("include_deck_html" = Option<bool>, Query)),
+    params(DeckAsIdParam, IncludeHtmlParam),
     responses((status = 200, description = "Success", body = Envelope<DeckView>, headers(("ETag" = String, description = "The deck's revision as a strong entity tag, \"<deck id>-<revision>\", for If-Match"))), Unauthorized,
         NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]

@@ -53,7 +53,7 @@ pub async fn create_deck_export(
 
 /// `get_deck_export`: the export, with a temporary download link once completed.
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/exports/{id}", operation_id = "get_deck_export", tag = "exports",
-    params(DeckIdParam, ("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)")),
+    params(DeckIdParam, ("id" = i64, Path, minimum = 1, description = "The export id, from create_deck_export (an integer; its decimal string is accepted too)")),
     responses((status = 200, description = "Success", body = Envelope<ExportView>), Unauthorized,
         NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]

@@ -10,6 +10,7 @@ use lectern_core::media::MAX_MEDIA_BYTES;
 use lectern_core::params::Paging;
 use lectern_core::service::media::{MediaView, Upload};
 
+use crate::api::params::PageParams;
 use crate::api::responses::*;
 use crate::api::{Envelope, data, page};
 use crate::http::error::{ApiError, ErrorBody};
@@ -122,7 +123,7 @@ pub async fn upload_media(
 
 /// `list_media`: the account's media, newest first, paged (default 20, at most 100).
 #[utoipa::path(get, path = "/v1/media", operation_id = "list_media", tag = "media",
-    params(("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    params(PageParams),
     responses((status = 200, description = "Success", body = Envelope<Vec<MediaView>>), Unauthorized,
         Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]

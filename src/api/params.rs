@@ -10,7 +10,7 @@ use utoipa::IntoParams;
 #[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct DeckIdParam {
-    /// The deck id (an integer; its decimal string is accepted too)
+    /// The deck id, from list_decks or create_deck (an integer; its decimal string is accepted too)
     #[param(minimum = 1)]
     deck_id: i64,
 }
@@ -19,7 +19,7 @@ pub struct DeckIdParam {
 #[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct DeckAsIdParam {
-    /// The deck id (an integer; its decimal string is accepted too)
+    /// The deck id, from list_decks or create_deck (an integer; its decimal string is accepted too)
     #[param(minimum = 1)]
     id: i64,
 }
@@ -28,7 +28,8 @@ pub struct DeckAsIdParam {
 #[derive(IntoParams)]
 #[into_params(parameter_in = Path)]
 pub struct SlideIdParam {
-    /// A slide id from list_slides (not the slide number)
+    /// A slide id from list_slides or add_slide (opaque text, not the slide number)
+    #[param(min_length = 1)]
     slide_id: String,
 }
 
@@ -39,4 +40,37 @@ pub struct IfMatchParam {
     /// Only write when the deck is still at this entity tag ("<deck id>-<revision>", from ETag) or *
     #[param(rename = "If-Match")]
     if_match: Option<String>,
+}
+
+/// `page` and `per_page` of the deck-like lists (decks, trash, team, revisions, media).
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct PageParams {
+    /// Page number, from 1
+    #[param(minimum = 1, default = 1)]
+    page: Option<u32>,
+    /// Items per page, 1 to 100
+    #[param(minimum = 1, maximum = 100, default = 20)]
+    per_page: Option<u32>,
+}
+
+/// `page` and `per_page` of `list_slides`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SlidePageParams {
+    /// Page number, from 1
+    #[param(minimum = 1, default = 1)]
+    page: Option<u32>,
+    /// Items per page, 1 to 200
+    #[param(minimum = 1, maximum = 200, default = 50)]
+    per_page: Option<u32>,
+}
+
+/// `include_deck_html` of `get_deck` and `get_team_deck`.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct IncludeHtmlParam {
+    /// Also return deck_html: every slide's <section> in presentation order (vertical groups wrapped in an outer <section>)
+    #[param(default = false)]
+    include_deck_html: Option<bool>,
 }

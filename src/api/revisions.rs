@@ -15,7 +15,7 @@ use crate::state::AppState;
 
 /// `list_revisions`: the deck's revisions, newest first, paged (default 20, at most 100).
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/revisions", operation_id = "list_revisions", tag = "revisions",
-    params(DeckIdParam, ("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    params(DeckIdParam, PageParams),
     responses((status = 200, description = "Success", body = Envelope<Vec<RevisionView>>), Unauthorized,
         NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
@@ -74,7 +74,7 @@ pub async fn restore(
 /// `list_slide_revisions`: the revisions that added, changed, moved or removed one slide,
 /// newest first, paged (default 20, at most 100).
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/slides/{slide_id}/revisions", operation_id = "list_slide_revisions", tag = "revisions",
-    params(DeckIdParam, ("slide_id" = String, Path, description = "A slide id (also of a slide removed since)"), ("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    params(DeckIdParam, ("slide_id" = String, Path, description = "A slide id (also of a slide removed since)"), PageParams),
     responses((status = 200, description = "Success", body = Envelope<Vec<RevisionView>>), Unauthorized,
         NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]

@@ -58,7 +58,7 @@ pub async fn create_deck_share(
 
 /// `revoke_deck_share`: removes a link; 204.
 #[utoipa::path(delete, path = "/v1/decks/{deck_id}/share/{id}", operation_id = "revoke_deck_share", tag = "sharing",
-    params(DeckIdParam, ("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)")),
+    params(DeckIdParam, ("id" = i64, Path, minimum = 1, description = "The share link id, from list_deck_shares (an integer; its decimal string is accepted too)")),
     responses((status = 204, description = "Done; no body"), Unauthorized, Forbidden,
         NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["manage"])))]

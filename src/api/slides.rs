@@ -17,7 +17,7 @@ use crate::state::AppState;
 
 /// `list_slides`: slide summaries in presentation order, paged (default 50, at most 200).
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/slides", operation_id = "list_slides", tag = "slides",
-    params(DeckIdParam, ("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 200)),
+    params(DeckIdParam, SlidePageParams),
     responses((status = 200, description = "Success", body = Envelope<Vec<SlideSummary>>), Unauthorized,
         NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]

@@ -5,6 +5,7 @@ use axum::extract::State;
 use lectern_core::params::{Paging, parse_bool};
 use lectern_core::views::{TeamDeckSummary, TeamDeckView};
 
+use crate::api::params::*;
 use crate::api::responses::*;
 use crate::api::{Envelope, Tagged, page, tagged};
 use crate::http::error::ApiError;
@@ -13,7 +14,7 @@ use crate::state::AppState;
 
 /// `list_team_decks`: the team's `team` and `all` decks, newest first.
 #[utoipa::path(get, path = "/v1/team/decks", operation_id = "list_team_decks", tag = "team",
-    params(("page" = Option<u32>, Query, minimum = 1), ("per_page" = Option<u32>, Query, minimum = 1, maximum = 100)),
+    params(PageParams),
     responses((status = 200, description = "Success", body = Envelope<Vec<TeamDeckSummary>>), Unauthorized,
         Forbidden, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]
@@ -28,7 +29,7 @@ pub async fn list_team_decks(
 
 /// `get_team_deck`: one team deck, with `deck_html` when `include_deck_html=true`.
 #[utoipa::path(get, path = "/v1/team/decks/{id}", operation_id = "get_team_deck", tag = "team",
-    params(("id" = i64, Path, minimum = 1, description = "The id (an integer; its decimal string is accepted too)"), ("include_deck_html" = Option<bool>, Query)),
+    params(("id" = i64, Path, minimum = 1, description = "The deck id, from list_team_decks (an integer; its decimal string is accepted too)"), IncludeHtmlParam),
     responses((status = 200, description = "Success", body = Envelope<TeamDeckView>, headers(("ETag" = String, description = "The deck's revision as a strong entity tag, \"<deck id>-<revision>\", for If-Match"))), Unauthorized,
         Forbidden, NotFound, Invalid, RateLimited),
     security(("bearer" = []), ("oauth2" = ["read"])))]

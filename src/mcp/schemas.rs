@@ -1,8 +1,10 @@
-//! The MCP tools' input and output schemas: input schemas are the REST API's request body
-//! schemas (the same limits) plus the path ids; output schemas are its OpenAPI response
-//! schemas wrapped as `{"data": ..., "meta": ...}`.
+//! The MCP tools' input and output schemas. A tool that is a REST operation takes its
+//! arguments and answer from the operation's OpenAPI entry ([`rest_input`], [`rest_output`],
+//! [`rest_scope`]): the path ids, query parameters and JSON body fields with the same
+//! limits, and the success body. Lectern's own tools describe theirs here.
 
-use serde_json::{Value, json};
+use lectern_core::auth::Scope;
+use serde_json::{Map, Value, json};
 use std::sync::OnceLock;
 
 // ---- schema pieces ---------------------------------------------------------------------
@@ -10,8 +12,13 @@ use std::sync::OnceLock;
 pub(super) fn id_schema(what: &str) -> Value {
     json!({
         "description": format!("{what} (an integer; the same digits as a string are accepted)"),
-        "anyOf": [{"type": "integer"}, {"type": "string", "pattern": "^\"?-?[0-9]+\"?$"}]
+        "anyOf": id_types(),
     })
+}
+
+/// An id's types: an integer, or its digits as a string (as REST reads path ids).
+fn id_types() -> Value {
+    json!([{"type": "integer"}, {"type": "string", "pattern": "^\"?-?[0-9]+\"?$"}])
 }
 
 pub(super) fn deck_id() -> Value {
@@ -30,33 +37,8 @@ pub(super) fn per_page(default: u32, max: u32) -> Value {
     json!({"type": "integer", "minimum": 1, "maximum": max, "default": default, "description": format!("Items per page, 1 to {max}")})
 }
 
-pub(super) fn include_html() -> Value {
-    json!({"type": "boolean", "default": false, "description": "Also return deck_html: every slide's <section> in presentation order (vertical groups wrapped in an outer <section>)"})
-}
-
 pub(super) fn slide_ids(max: u32, what: &str) -> Value {
     json!({"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": max, "uniqueItems": true, "description": what})
-}
-
-/// A write tool's input: the REST request body's schema from the OpenAPI description (refs
-/// inlined) plus the ids REST takes from the path, so both interfaces describe the same
-/// fields with the same limits (the core's constants, see `api::bodies`).
-pub(super) fn body_input(body: &str, ids: Value, required_ids: &[&str]) -> Value {
-    let doc = openapi();
-    let schema = resolve(&doc["components"]["schemas"][body], doc, 0);
-    let mut properties = schema["properties"]
-        .as_object()
-        .cloned()
-        .expect("every body schema has properties");
-    properties.extend(ids.as_object().cloned().expect("ids are an object"));
-    let mut required: Vec<Value> = required_ids.iter().map(|id| json!(id)).collect();
-    required.extend(schema["required"].as_array().cloned().unwrap_or_default());
-    json!({
-        "type": "object",
-        "properties": properties,
-        "required": required,
-        "additionalProperties": false,
-    })
 }
 
 pub(super) fn input(properties: Value, required: &[&str]) -> Value {
@@ -72,103 +54,10 @@ pub(super) fn no_input() -> Value {
     json!({"type": "object", "properties": {}, "additionalProperties": false})
 }
 
-pub(super) fn paged_decks() -> Value {
-    input(json!({"page": page(), "per_page": per_page(20, 100)}), &[])
-}
-
-pub(super) fn get_deck_input() -> Value {
-    input(
-        json!({"id": deck_id(), "include_deck_html": include_html()}),
-        &["id"],
-    )
-}
-
-pub(super) fn id_only() -> Value {
-    input(json!({"id": deck_id()}), &["id"])
-}
-
-pub(super) fn deck_id_only() -> Value {
-    input(json!({"deck_id": deck_id()}), &["deck_id"])
-}
-
-pub(super) fn create_deck_input() -> Value {
-    body_input("CreateDeckBody", json!({}), &[])
-}
-
-pub(super) fn update_deck_input() -> Value {
-    with_if_revision(body_input(
-        "UpdateDeckBody",
-        json!({"id": deck_id()}),
-        &["id"],
-    ))
-}
-
-pub(super) fn add_slide_input() -> Value {
-    with_if_revision(body_input(
-        "AddSlideBody",
-        json!({"deck_id": deck_id()}),
-        &["deck_id"],
-    ))
-}
-
-pub(super) fn remove_slides_input() -> Value {
-    with_if_revision(body_input(
-        "RemoveSlidesBody",
-        json!({"deck_id": deck_id()}),
-        &["deck_id"],
-    ))
-}
-
 pub(super) fn slide_ref_input() -> Value {
     input(
         json!({"deck_id": deck_id(), "slide_id": slide_id()}),
         &["deck_id", "slide_id"],
-    )
-}
-
-pub(super) fn update_slide_input() -> Value {
-    with_if_revision(body_input(
-        "UpdateSlideBody",
-        json!({"deck_id": deck_id(), "slide_id": slide_id()}),
-        &["deck_id", "slide_id"],
-    ))
-}
-
-pub(super) fn move_slides_input() -> Value {
-    with_if_revision(body_input(
-        "MoveSlidesBody",
-        json!({"deck_id": deck_id()}),
-        &["deck_id"],
-    ))
-}
-
-pub(super) fn create_share_input() -> Value {
-    body_input(
-        "CreateShareBody",
-        json!({"deck_id": deck_id()}),
-        &["deck_id"],
-    )
-}
-
-pub(super) fn revoke_share_input() -> Value {
-    input(
-        json!({"deck_id": deck_id(), "id": id_schema("Share link id, from list_deck_shares")}),
-        &["deck_id", "id"],
-    )
-}
-
-pub(super) fn create_export_input() -> Value {
-    body_input(
-        "CreateExportBody",
-        json!({"deck_id": deck_id()}),
-        &["deck_id"],
-    )
-}
-
-pub(super) fn get_export_input() -> Value {
-    input(
-        json!({"deck_id": deck_id(), "id": id_schema("Export id, from create_deck_export")}),
-        &["deck_id", "id"],
     )
 }
 
@@ -222,53 +111,123 @@ pub(super) fn resolve(schema: &Value, doc: &Value, depth: usize) -> Value {
     }
 }
 
-/// The success body schema of `operation_id` in the OpenAPI description, refs inlined.
-pub(super) fn rest_output(operation_id: &str) -> Value {
-    let doc = openapi();
-    let paths = doc["paths"].as_object().expect("the document has paths");
-    for item in paths.values() {
-        for op in item.as_object().into_iter().flat_map(|m| m.values()) {
-            if op["operationId"] == operation_id {
-                let responses = op["responses"].as_object().expect("responses");
-                for (status, resp) in responses {
-                    if status.starts_with('2') {
-                        let schema = &resp["content"]["application/json"]["schema"];
-                        if schema.is_null() {
-                            return json!({"type": "object", "properties": {"data": {"type": "null"}}, "required": ["data"]});
-                        }
-                        return resolve(schema, doc, 0);
-                    }
-                }
-            }
-        }
-    }
-    panic!("operation {operation_id} is in the OpenAPI description")
+/// The operation `operation_id` of the OpenAPI description.
+fn operation(operation_id: &str) -> &'static Value {
+    let paths = openapi()["paths"]
+        .as_object()
+        .expect("the document has paths");
+    paths
+        .values()
+        .filter_map(Value::as_object)
+        .flat_map(|methods| methods.values())
+        .find(|op| op["operationId"] == operation_id)
+        .unwrap_or_else(|| panic!("operation {operation_id} is in the OpenAPI description"))
 }
 
-/// The team deck schemas with `owner` as the owner's display name only (interface 2.6).
-pub(super) fn team_output(operation_id: &str) -> Value {
-    fn owner_as_name(v: &mut Value) {
-        match v {
-            Value::Object(map) => {
-                if let Some(props) = map.get_mut("properties").and_then(Value::as_object_mut)
-                    && props.contains_key("owner")
-                {
-                    props.insert(
-                        "owner".into(),
-                        json!({"type": "string", "description": "The owner's display name"}),
-                    );
-                }
-                for (_, child) in map.iter_mut() {
-                    owner_as_name(child);
-                }
+/// The scope operation `operation_id` needs: `manage` when its OAuth scopes name it.
+pub(super) fn rest_scope(operation_id: &str) -> Scope {
+    let security = operation(operation_id)["security"].as_array();
+    let manage = security
+        .into_iter()
+        .flatten()
+        .filter_map(|s| s["oauth2"].as_array())
+        .any(|scopes| scopes.contains(&json!("manage")));
+    if manage { Scope::Manage } else { Scope::Read }
+}
+
+/// Operation `operation_id`'s arguments as one tool input: its path parameters (ids also as
+/// digits in a string, as REST reads them), its query parameters, `if_revision` for its
+/// `If-Match`, and the fields of its JSON body, with their limits and descriptions.
+pub(super) fn rest_input(operation_id: &str) -> Value {
+    let doc = openapi();
+    let op = operation(operation_id);
+    let mut properties = Map::new();
+    let mut required = Vec::new();
+    for p in op["parameters"].as_array().into_iter().flatten() {
+        let name = p["name"].as_str().expect("parameters are named");
+        let mut schema = resolve(&p["schema"], doc, 0);
+        match p["in"].as_str() {
+            Some("header") if name == "If-Match" => {
+                properties.insert("if_revision".into(), if_revision());
+                continue;
             }
-            Value::Array(items) => items.iter_mut().for_each(owner_as_name),
-            _ => {}
+            Some("path")
+                if schema["type"] == "integer" && (name == "id" || name.ends_with("_id")) =>
+            {
+                schema = json!({"anyOf": id_types()});
+            }
+            Some("path" | "query") => {}
+            _ => panic!("{operation_id}: no tool argument for parameter {name}"),
         }
+        if let Some(description) = p.get("description") {
+            schema["description"] = description.clone();
+        }
+        if p["required"] == true {
+            required.push(name.to_string());
+        }
+        properties.insert(name.into(), schema);
     }
-    let mut schema = rest_output(operation_id);
-    owner_as_name(&mut schema);
-    schema
+    let body = &op["requestBody"]["content"]["application/json"]["schema"];
+    if !body.is_null() {
+        let body = object_member(resolve(body, doc, 0));
+        for (name, schema) in body["properties"].as_object().into_iter().flatten() {
+            properties.insert(name.clone(), schema.clone());
+        }
+        let names = body["required"].as_array().into_iter().flatten();
+        required.extend(names.filter_map(Value::as_str).map(str::to_string));
+    }
+    let required: Vec<&str> = required.iter().map(String::as_str).collect();
+    input(Value::Object(properties), &required)
+}
+
+/// The object schema in `schema`, itself or the object member of its `oneOf`/`anyOf` (an
+/// optional body is `null` or the object).
+fn object_member(schema: Value) -> Value {
+    if schema.get("properties").is_some() {
+        return schema;
+    }
+    ["oneOf", "anyOf"]
+        .iter()
+        .filter_map(|k| schema[*k].as_array())
+        .flatten()
+        .find(|m| m.get("properties").is_some())
+        .cloned()
+        .expect("a request body is an object")
+}
+
+/// The success body schema of `operation_id` in the OpenAPI description, refs inlined.
+pub(super) fn rest_output(operation_id: &str) -> Value {
+    let responses = operation(operation_id)["responses"]
+        .as_object()
+        .expect("operations have responses");
+    let (_, success) = responses
+        .iter()
+        .find(|(status, _)| status.starts_with('2'))
+        .expect("operations have a success response");
+    let schema = &success["content"]["application/json"]["schema"];
+    if schema.is_null() {
+        return json!({"type": "object", "properties": {"data": {"type": "null"}}, "required": ["data"]});
+    }
+    resolve(schema, openapi(), 0)
+}
+
+/// A team deck schema with `owner` as the owner's display name only (interface 2.6).
+pub(super) fn owners_as_names(v: &mut Value) {
+    match v {
+        Value::Object(map) => {
+            if let Some(props) = map.get_mut("properties").and_then(Value::as_object_mut)
+                && props.contains_key("owner")
+            {
+                props.insert(
+                    "owner".into(),
+                    json!({"type": "string", "description": "The owner's display name"}),
+                );
+            }
+            map.values_mut().for_each(owners_as_names);
+        }
+        Value::Array(items) => items.iter_mut().for_each(owners_as_names),
+        _ => {}
+    }
 }
 
 pub(super) fn envelope(data: Value, meta: Option<Value>) -> Value {
@@ -359,41 +318,6 @@ pub(super) fn if_revision() -> Value {
         "minimum": 1,
         "description": "Only write when the deck is still at this revision (from get_deck, get_slide or get_slides); otherwise the call fails with status 412 and the current revision, and nothing changes"
     })
-}
-
-/// `schema` with the optional `if_revision` argument.
-pub(super) fn with_if_revision(mut schema: Value) -> Value {
-    schema["properties"]["if_revision"] = if_revision();
-    schema
-}
-
-pub(super) fn revision_number(what: &str) -> Value {
-    json!({"type": "integer", "minimum": 1, "description": what})
-}
-
-pub(super) fn list_revisions_input() -> Value {
-    input(
-        json!({"deck_id": deck_id(), "page": page(), "per_page": per_page(20, 100)}),
-        &["deck_id"],
-    )
-}
-
-pub(super) fn get_revision_input() -> Value {
-    input(
-        json!({"deck_id": deck_id(), "revision": revision_number("A revision number from list_revisions")}),
-        &["deck_id", "revision"],
-    )
-}
-
-pub(super) fn restore_revision_input() -> Value {
-    input(
-        json!({
-            "deck_id": deck_id(),
-            "revision": revision_number("The revision to bring back"),
-            "if_revision": if_revision(),
-        }),
-        &["deck_id", "revision"],
-    )
 }
 
 pub(super) fn upload_image_input() -> Value {

@@ -2,8 +2,9 @@
 //! operationId) plus Lectern's extra tools, each with its input schema (the interface's types
 //! and limits), its output schema, a description for a model, and explicit annotations.
 //!
-//! Output schemas of the 21 operations come from the REST API's OpenAPI description (the same
-//! `views` types serialise both), wrapped as `{"data": ..., "meta": ...}`.
+//! A tool that is a REST operation is declared by its operationId ([`rest`]): its name, the
+//! scope it needs, its arguments and its answer are the operation's own OpenAPI entry (the
+//! handler's `#[utoipa::path]`), so only its title, description and effect are written here.
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
@@ -53,47 +54,20 @@ pub enum Op {
     ListMedia,
 }
 
-/// How a tool behaves, as its annotations tell a client, and the scope that allows it.
-#[derive(Debug, Clone, Copy)]
-struct Hints {
-    /// The scope a credential needs (the Perm column of interface 4.1): `read` for the tools
-    /// that change nothing (they are annotated read-only), `manage` for the others.
-    scope: Scope,
-    destructive: bool,
-    idempotent: bool,
-    /// Whether the tool reaches beyond Lectern's own data (the network).
-    open_world: bool,
+/// What a tool does to Lectern's data, as its annotations tell a client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Effect {
+    /// Changes nothing.
+    Read,
+    /// Adds something each time it is called.
+    Add,
+    /// Sets a state; calling it again changes nothing more.
+    Set,
+    /// Replaces or removes what was there.
+    Overwrite,
+    /// Adds, and may download what the caller names from the network (`upload_image`).
+    Fetch,
 }
-
-const READ: Hints = Hints {
-    scope: Scope::Read,
-    destructive: false,
-    idempotent: true,
-    open_world: false,
-};
-const ADD: Hints = Hints {
-    scope: Scope::Manage,
-    destructive: false,
-    idempotent: false,
-    open_world: false,
-};
-const SET: Hints = Hints {
-    scope: Scope::Manage,
-    destructive: false,
-    idempotent: true,
-    open_world: false,
-};
-/// Adds, and may download what the caller names from the network (MCP `upload_image`).
-const FETCH: Hints = Hints {
-    open_world: true,
-    ..ADD
-};
-const OVERWRITE: Hints = Hints {
-    scope: Scope::Manage,
-    destructive: true,
-    idempotent: true,
-    open_world: false,
-};
 
 /// One tool's definition.
 struct Spec {
@@ -101,9 +75,43 @@ struct Spec {
     name: &'static str,
     title: &'static str,
     description: &'static str,
-    hints: Hints,
-    input: fn() -> Value,
-    output: fn() -> Value,
+    /// The scope a credential needs (the Perm column of interface 4.1).
+    scope: Scope,
+    effect: Effect,
+    input: Value,
+    output: Value,
+}
+
+/// The tool that is REST operation `operation_id`, under that name.
+fn rest(
+    op: Op,
+    operation_id: &'static str,
+    title: &'static str,
+    description: &'static str,
+    effect: Effect,
+) -> Spec {
+    Spec {
+        op,
+        name: operation_id,
+        title,
+        description,
+        scope: rest_scope(operation_id),
+        effect,
+        input: rest_input(operation_id),
+        output: rest_output(operation_id),
+    }
+}
+
+impl Spec {
+    fn named(self, name: &'static str) -> Spec {
+        Spec { name, ..self }
+    }
+
+    fn output(self, change: impl FnOnce(&mut Value)) -> Spec {
+        let mut output = self.output;
+        change(&mut output);
+        Spec { output, ..self }
+    }
 }
 
 impl Op {
@@ -126,12 +134,12 @@ impl Op {
 
     /// The scope a credential needs for the tool.
     pub fn scope(self) -> Scope {
-        self.spec().hints.scope
+        self.spec().scope
     }
 
     /// Names of the arguments the tool accepts (the properties of its input schema).
     pub fn arguments(self) -> Vec<String> {
-        (self.spec().input)()["properties"]
+        self.spec().input["properties"]
             .as_object()
             .map(|p| p.keys().cloned().collect())
             .unwrap_or_default()
@@ -145,16 +153,19 @@ pub fn tools() -> &'static [Tool] {
         specs()
             .iter()
             .map(|s| {
-                Tool::new(s.name, s.description, object((s.input)()))
+                Tool::new(s.name, s.description, object(s.input.clone()))
                     .with_title(s.title)
-                    .with_raw_output_schema(object((s.output)()))
+                    .with_raw_output_schema(object(s.output.clone()))
                     .with_annotations(
                         ToolAnnotations::with_title(s.title)
-                            .read_only(s.hints.scope == Scope::Read)
-                            .destructive(s.hints.destructive)
-                            .idempotent(s.hints.idempotent)
+                            .read_only(s.effect == Effect::Read)
+                            .destructive(s.effect == Effect::Overwrite)
+                            .idempotent(matches!(
+                                s.effect,
+                                Effect::Read | Effect::Set | Effect::Overwrite
+                            ))
                             // Lectern's own decks, but for downloads a caller names.
-                            .open_world(s.hints.open_world),
+                            .open_world(s.effect == Effect::Fetch),
                     )
             })
             .collect()
@@ -173,302 +184,247 @@ fn specs() -> &'static [Spec] {
     SPECS.get_or_init(build_specs)
 }
 
-macro_rules! rest {
-    ($name:literal) => {
-        || rest_output($name)
-    };
-}
-
 fn build_specs() -> Vec<Spec> {
     vec![
-        Spec {
-            op: Op::UsersGet,
-            name: "users_get",
-            title: "Get my account",
-            description: "Returns the signed-in account: id, username, display name, e-mail, profile URL, account type (personal or team) and its team (null without one). Needs the read scope.",
-            hints: READ,
-            input: no_input,
-            output: rest!("users_get"),
-        },
-        Spec {
-            op: Op::ListDecks,
-            name: "list_decks",
-            title: "List my decks",
-            description: "Lists the caller's own decks that are not in the trash, newest first, one page at a time (meta has page, per_page and total). Each item has id, title, description, thumbnail_url and url. Team members' decks are listed by list_team_decks; to find a deck by words use search_decks.",
-            hints: READ,
-            input: paged_decks,
-            output: rest!("list_decks"),
-        },
-        Spec {
-            op: Op::CreateDeck,
-            name: "create_deck",
-            title: "Create a deck",
-            description: "Creates a new deck owned by the caller and returns its metadata plus slide_ids (in presentation order). Every field is optional: title, description, width/height (canvas pixels, default 1280x720), margin, theme_color, theme_font, visibility (default self = private) and slides (each {html, notes}; at least one item when given; one blank slide when omitted). Each slide's html must be exactly one <section>; call get_authoring_guide first for the rules. Needs the manage scope.",
-            hints: ADD,
-            input: create_deck_input,
-            output: rest!("create_deck"),
-        },
-        Spec {
-            op: Op::ListTrashedDecks,
-            name: "list_trashed_decks",
-            title: "List my trashed decks",
-            description: "Lists the caller's decks in the trash, most recently trashed first, paged like list_decks; each has trashed_at. A trashed deck can be brought back with recover_deck.",
-            hints: READ,
-            input: paged_decks,
-            output: rest!("list_trashed_decks"),
-        },
-        Spec {
-            op: Op::GetDeck,
-            name: "get_deck",
-            title: "Get a deck",
-            description: "Returns one of the caller's decks: metadata, URLs (default, fullscreen, edit, present), theme, canvas size, slide_count and css; with include_deck_html=true also deck_html (all slides' HTML in order, without notes). Speaker notes and slide ids come from list_slides/get_slide/get_slides.",
-            hints: READ,
-            input: get_deck_input,
-            output: rest!("get_deck"),
-        },
-        Spec {
-            op: Op::UpdateDeck,
-            name: "update_deck",
-            title: "Update a deck",
-            description: "Changes deck settings: any of title, description, width, height, margin, theme_color, theme_font, visibility (visibility team needs a team account). Other fields are read-only; slides are changed with the slide tools. Returns the updated metadata. Needs the manage scope.",
-            hints: OVERWRITE,
-            input: update_deck_input,
-            output: rest!("update_deck"),
-        },
-        Spec {
-            op: Op::TrashDeck,
-            name: "trash_deck",
-            title: "Move a deck to the trash",
-            description: "Moves one of the caller's decks to the trash (not a permanent deletion: recover_deck brings it back). A trashed deck disappears from list_decks and answers 'not found' to the other tools. Returns data null on success. Needs the manage scope.",
-            hints: OVERWRITE,
-            input: id_only,
-            output: rest!("trash_deck"),
-        },
-        Spec {
-            op: Op::RecoverDeck,
-            name: "recover_deck",
-            title: "Recover a deck from the trash",
-            description: "Brings a trashed deck back (see list_trashed_decks). Recovering an active deck changes nothing. Returns data null on success. Needs the manage scope.",
-            hints: SET,
-            input: id_only,
-            output: rest!("recover_deck"),
-        },
-        Spec {
-            op: Op::ListSlides,
-            name: "list_slides",
-            title: "List a deck's slides",
-            description: "Lists a deck's slides in presentation order (default 50 per page, at most 200): each has its id (needed by every slide tool), position {horizontal, vertical} (vertical is null outside a vertical group), title (first heading), text_preview, html_bytes and has_notes. No HTML or notes: use get_slide or get_slides for those.",
-            hints: READ,
-            input: || {
-                input(
-                    json!({"deck_id": deck_id(), "page": page(), "per_page": per_page(50, 200)}),
-                    &["deck_id"],
-                )
-            },
-            output: rest!("list_slides"),
-        },
-        Spec {
-            op: Op::AddSlide,
-            name: "add_slide",
-            title: "Add a slide",
-            description: "Adds one slide (html: one <section>, default empty; notes optional) at the end of the deck, or before/after a reference slide (give at most one of insert_before_slide_id / insert_after_slide_id; next to a slide in a vertical group the new slide joins that group). Returns the new slide's id, deck_id and position. Needs the manage scope.",
-            hints: ADD,
-            input: add_slide_input,
-            output: rest!("add_slide"),
-        },
-        Spec {
-            op: Op::RemoveSlides,
-            name: "remove_slides",
-            title: "Remove slides",
-            description: "Removes slides and their notes permanently. Removing every slide of a deck is refused. Unknown ids are skipped and listed in missing_slide_ids; if none exists the answer is 'not found'. A vertical group left with one slide turns it into a horizontal slide. Returns count removed. Needs the manage scope.",
-            hints: OVERWRITE,
-            input: remove_slides_input,
-            output: rest!("remove_slides"),
-        },
-        Spec {
-            op: Op::GetSlide,
-            name: "get_slide",
-            title: "Get a slide",
-            description: "Returns one slide: id, deck_id, position, html (its <section>, carrying data-id) and notes (null when none). To read several slides at once use get_slides.",
-            hints: READ,
-            input: slide_ref_input,
-            output: rest!("get_slide"),
-        },
-        Spec {
-            op: Op::UpdateSlide,
-            name: "update_slide",
-            title: "Update a slide",
-            description: "Replaces a slide's html (the complete <section>) and/or notes (null clears them); at least one of the two is needed. The slide keeps its id and position. Invalid HTML leaves the slide unchanged. Returns id, deck_id and position. Needs the manage scope.",
-            hints: OVERWRITE,
-            input: update_slide_input,
-            output: rest!("update_slide"),
-        },
-        Spec {
-            op: Op::MoveSlides,
-            name: "move_slides",
-            title: "Move slides",
-            description: "Moves slides, in the order given, before or after a target slide (exactly one of insert_before_slide_id / insert_after_slide_id; the target must not be one of the moved slides). Next to a slide in a vertical group the moved slides join the group; otherwise they become horizontal slides. Unknown ids are listed in missing_slide_ids. Returns count moved. Needs the manage scope.",
-            hints: SET,
-            input: move_slides_input,
-            output: rest!("move_slides"),
-        },
-        Spec {
-            op: Op::ListDeckShares,
-            name: "list_deck_shares",
-            title: "List a deck's share links",
-            description: "Lists the private share links of one of the caller's decks, newest first (meta.total): url, name, password_protected, expires_at, expired, view_count, first_viewed_at.",
-            hints: READ,
-            input: deck_id_only,
-            output: rest!("list_deck_shares"),
-        },
-        Spec {
-            op: Op::CreateDeckShare,
-            name: "create_deck_share",
-            title: "Create a share link",
-            description: "Creates a private link that presents a private (self) or team deck to anyone holding it; decks with visibility all need no link. Optional name, password, expires_at and notify_on_view. At most 100 links per deck. Returns the link with its url. Needs the manage scope.",
-            hints: ADD,
-            input: create_share_input,
-            output: rest!("create_deck_share"),
-        },
-        Spec {
-            op: Op::RevokeDeckShare,
-            name: "revoke_deck_share",
-            title: "Revoke a share link",
-            description: "Revokes a share link for good: it stops working and leaves list_deck_shares. Returns data null on success. Needs the manage scope.",
-            hints: OVERWRITE,
-            input: revoke_share_input,
-            output: rest!("revoke_deck_share"),
-        },
-        Spec {
-            op: Op::CreateDeckExport,
-            name: "create_deck_export",
-            title: "Export a deck (PDF, ZIP or PowerPoint)",
-            description: "Starts an asynchronous export of a deck as pdf (one page per slide; options margin, slide_number, slide_notes, separate_fragments), zip (a self-contained HTML presentation) or pptx (PowerPoint: text boxes, shapes and pictures where the slide's blocks allow, speaker notes as notes). Returns the export with status pending and meta.poll_after_seconds: wait that long, then call get_deck_export until status is completed (download_url) or failed. Needs the manage scope.",
-            hints: ADD,
-            input: create_export_input,
-            output: || {
-                let mut s = rest_output("create_deck_export");
-                s["required"] = json!(["data", "meta"]);
-                s
-            },
-        },
-        Spec {
-            op: Op::GetDeckExport,
-            name: "get_deck_export",
-            title: "Get an export's status",
-            description: "Returns an export: status pending, completed or failed. A completed export has a temporary download_url (valid until download_url_expires_at, no credential needed). While pending, wait poll_after_seconds (2) between calls.",
-            hints: READ,
-            input: get_export_input,
-            output: rest!("get_deck_export"),
-        },
-        Spec {
-            op: Op::ListTeamDecks,
-            name: "list_team_decks",
-            title: "List my team's decks",
-            description: "Lists the team-visible and public decks of every member of the caller's team (the caller's own included), newest first, paged; each has visibility and owner (the owner's display name). Accounts without a team get an error.",
-            hints: READ,
-            input: paged_decks,
-            output: || team_output("list_team_decks"),
-        },
-        Spec {
-            op: Op::GetTeamDeck,
-            name: "get_team_deck",
-            title: "Get a team deck",
-            description: "Returns one team-visible or public deck of the caller's team with its owner (display name); include_deck_html=true adds deck_html. Read-only: team members' decks are changed by their owners.",
-            hints: READ,
-            input: get_deck_input,
-            output: || team_output("get_team_deck"),
-        },
+        rest(
+            Op::UsersGet,
+            "users_get",
+            "Get my account",
+            "Returns the signed-in account: id, username, display name, e-mail, profile URL, account type (personal or team) and its team (null without one). Needs the read scope.",
+            Effect::Read,
+        ),
+        rest(
+            Op::ListDecks,
+            "list_decks",
+            "List my decks",
+            "Lists the caller's own decks that are not in the trash, newest first, one page at a time (meta has page, per_page and total). Each item has id, title, description, thumbnail_url and url. Team members' decks are listed by list_team_decks; to find a deck by words use search_decks.",
+            Effect::Read,
+        ),
+        rest(
+            Op::CreateDeck,
+            "create_deck",
+            "Create a deck",
+            "Creates a new deck owned by the caller and returns its metadata plus slide_ids (in presentation order). Every field is optional: title, description, width/height (canvas pixels, default 1280x720), margin, theme_color, theme_font, visibility (default self = private) and slides (each {html, notes}; at least one item when given; one blank slide when omitted). Each slide's html must be exactly one <section>; call get_authoring_guide first for the rules. Needs the manage scope.",
+            Effect::Add,
+        ),
+        rest(
+            Op::ListTrashedDecks,
+            "list_trashed_decks",
+            "List my trashed decks",
+            "Lists the caller's decks in the trash, most recently trashed first, paged like list_decks; each has trashed_at. A trashed deck can be brought back with recover_deck.",
+            Effect::Read,
+        ),
+        rest(
+            Op::GetDeck,
+            "get_deck",
+            "Get a deck",
+            "Returns one of the caller's decks: metadata, URLs (default, fullscreen, edit, present), theme, canvas size, slide_count and css; with include_deck_html=true also deck_html (all slides' HTML in order, without notes). Speaker notes and slide ids come from list_slides/get_slide/get_slides.",
+            Effect::Read,
+        ),
+        rest(
+            Op::UpdateDeck,
+            "update_deck",
+            "Update a deck",
+            "Changes deck settings: any of title, description, width, height, margin, theme_color, theme_font, visibility (visibility team needs a team account). Other fields are read-only; slides are changed with the slide tools. Returns the updated metadata. Needs the manage scope.",
+            Effect::Overwrite,
+        ),
+        rest(
+            Op::TrashDeck,
+            "trash_deck",
+            "Move a deck to the trash",
+            "Moves one of the caller's decks to the trash (not a permanent deletion: recover_deck brings it back). A trashed deck disappears from list_decks and answers 'not found' to the other tools. Returns data null on success. Needs the manage scope.",
+            Effect::Overwrite,
+        ),
+        rest(
+            Op::RecoverDeck,
+            "recover_deck",
+            "Recover a deck from the trash",
+            "Brings a trashed deck back (see list_trashed_decks). Recovering an active deck changes nothing. Returns data null on success. Needs the manage scope.",
+            Effect::Set,
+        ),
+        rest(
+            Op::ListSlides,
+            "list_slides",
+            "List a deck's slides",
+            "Lists a deck's slides in presentation order (default 50 per page, at most 200): each has its id (needed by every slide tool), position {horizontal, vertical} (vertical is null outside a vertical group), title (first heading), text_preview, html_bytes and has_notes. No HTML or notes: use get_slide or get_slides for those.",
+            Effect::Read,
+        ),
+        rest(
+            Op::AddSlide,
+            "add_slide",
+            "Add a slide",
+            "Adds one slide (html: one <section>, default empty; notes optional) at the end of the deck, or before/after a reference slide (give at most one of insert_before_slide_id / insert_after_slide_id; next to a slide in a vertical group the new slide joins that group). Returns the new slide's id, deck_id and position. Needs the manage scope.",
+            Effect::Add,
+        ),
+        rest(
+            Op::RemoveSlides,
+            "remove_slides",
+            "Remove slides",
+            "Removes slides and their notes permanently. Removing every slide of a deck is refused. Unknown ids are skipped and listed in missing_slide_ids; if none exists the answer is 'not found'. A vertical group left with one slide turns it into a horizontal slide. Returns count removed. Needs the manage scope.",
+            Effect::Overwrite,
+        ),
+        rest(
+            Op::GetSlide,
+            "get_slide",
+            "Get a slide",
+            "Returns one slide: id, deck_id, position, html (its <section>, carrying data-id) and notes (null when none). To read several slides at once use get_slides.",
+            Effect::Read,
+        ),
+        rest(
+            Op::UpdateSlide,
+            "update_slide",
+            "Update a slide",
+            "Replaces a slide's html (the complete <section>) and/or notes (null clears them); at least one of the two is needed. The slide keeps its id and position. Invalid HTML leaves the slide unchanged. Returns id, deck_id and position. Needs the manage scope.",
+            Effect::Overwrite,
+        ),
+        rest(
+            Op::MoveSlides,
+            "move_slides",
+            "Move slides",
+            "Moves slides, in the order given, before or after a target slide (exactly one of insert_before_slide_id / insert_after_slide_id; the target must not be one of the moved slides). Next to a slide in a vertical group the moved slides join the group; otherwise they become horizontal slides. Unknown ids are listed in missing_slide_ids. Returns count moved. Needs the manage scope.",
+            Effect::Set,
+        ),
+        rest(
+            Op::ListDeckShares,
+            "list_deck_shares",
+            "List a deck's share links",
+            "Lists the private share links of one of the caller's decks, newest first (meta.total): url, name, password_protected, expires_at, expired, view_count, first_viewed_at.",
+            Effect::Read,
+        ),
+        rest(
+            Op::CreateDeckShare,
+            "create_deck_share",
+            "Create a share link",
+            "Creates a private link that presents a private (self) or team deck to anyone holding it; decks with visibility all need no link. Optional name, password, expires_at and notify_on_view. At most 100 links per deck. Returns the link with its url. Needs the manage scope.",
+            Effect::Add,
+        ),
+        rest(
+            Op::RevokeDeckShare,
+            "revoke_deck_share",
+            "Revoke a share link",
+            "Revokes a share link for good: it stops working and leaves list_deck_shares. Returns data null on success. Needs the manage scope.",
+            Effect::Overwrite,
+        ),
+        rest(
+            Op::CreateDeckExport,
+            "create_deck_export",
+            "Export a deck (PDF, ZIP or PowerPoint)",
+            "Starts an asynchronous export of a deck as pdf (one page per slide; options margin, slide_number, slide_notes, separate_fragments), zip (a self-contained HTML presentation) or pptx (PowerPoint: text boxes, shapes and pictures where the slide's blocks allow, speaker notes as notes). Returns the export with status pending and meta.poll_after_seconds: wait that long, then call get_deck_export until status is completed (download_url) or failed. Needs the manage scope.",
+            Effect::Add,
+        )
+        .output(|s| s["required"] = json!(["data", "meta"])),
+        rest(
+            Op::GetDeckExport,
+            "get_deck_export",
+            "Get an export's status",
+            "Returns an export: status pending, completed or failed. A completed export has a temporary download_url (valid until download_url_expires_at, no credential needed). While pending, wait poll_after_seconds (2) between calls.",
+            Effect::Read,
+        ),
+        rest(
+            Op::ListTeamDecks,
+            "list_team_decks",
+            "List my team's decks",
+            "Lists the team-visible and public decks of every member of the caller's team (the caller's own included), newest first, paged; each has visibility and owner (the owner's display name). Accounts without a team get an error.",
+            Effect::Read,
+        )
+        .output(owners_as_names),
+        rest(
+            Op::GetTeamDeck,
+            "get_team_deck",
+            "Get a team deck",
+            "Returns one team-visible or public deck of the caller's team with its owner (display name); include_deck_html=true adds deck_html. Read-only: team members' decks are changed by their owners.",
+            Effect::Read,
+        )
+        .output(owners_as_names),
         Spec {
             op: Op::GetSlides,
             name: "get_slides",
             title: "Get several slides",
             description: "Returns up to 10 of a deck's slides in one call, each with id, position, html and notes, in the order asked; unknown ids are listed in missing_slide_ids. Use list_slides first for the ids.",
-            hints: READ,
-            input: get_slides_input,
-            output: get_slides_output,
+            scope: Scope::Read,
+            effect: Effect::Read,
+            input: get_slides_input(),
+            output: get_slides_output(),
         },
         Spec {
             op: Op::SearchDecks,
             name: "search_decks",
             title: "Search decks",
             description: "Finds decks whose title or slide HTML contains the query (case-insensitive substring), among the caller's own decks (not trashed) and the team-visible and public decks of the caller's team. Each hit says whether it is the caller's own deck and where it matched. Paged like list_decks.",
-            hints: READ,
-            input: search_input,
-            output: search_output,
+            scope: Scope::Read,
+            effect: Effect::Read,
+            input: search_input(),
+            output: search_output(),
         },
         Spec {
             op: Op::GetSlideScreenshot,
             name: "get_slide_screenshot",
             title: "Screenshot a slide",
             description: "Renders one slide of the caller's deck as the deck's pages show it (theme, fonts, background) and returns it as a PNG image of the slide alone at the deck's canvas size (data.width x data.height; a canvas longer than 2560 px is scaled down in proportion), to check a layout visually. Takes a few seconds; needs Chromium on the server.",
-            hints: READ,
-            input: slide_ref_input,
-            output: screenshot_output,
+            scope: Scope::Read,
+            effect: Effect::Read,
+            input: slide_ref_input(),
+            output: screenshot_output(),
         },
         Spec {
             op: Op::GetAuthoringGuide,
             name: "get_authoring_guide",
             title: "How to write slides",
             description: "Returns the rules for slide HTML that Lectern accepts (one <section>, allowed attributes, fragments, backgrounds, vertical groups, notes, what is stripped when shown) with examples. Read it before writing slides.",
-            hints: READ,
-            input: no_input,
-            output: guide_output,
+            scope: Scope::Read,
+            effect: Effect::Read,
+            input: no_input(),
+            output: guide_output(),
         },
-        Spec {
-            op: Op::ListRevisions,
-            name: "list_revisions",
-            title: "List a deck's revisions",
-            description: "Lists the deck's history, newest first, paged (default 20, at most 100): each revision has its number, created_at, operation (create_deck, update_deck, add_slide, update_slide, remove_slides, move_slides, trash_deck, recover_deck, restore), the slide_ids it touched, restored_revision for a restore, and its author {user_id, username, via (api_key, oauth, mcp, web, admin), label (the key's label or the client's name)}. Every write makes exactly one revision.",
-            hints: READ,
-            input: list_revisions_input,
-            output: rest!("list_revisions"),
-        },
-        Spec {
-            op: Op::GetRevision,
-            name: "get_revision",
-            title: "Read a deck as it was",
-            description: "Returns the deck as it was right after one revision: its settings (deck) and its slides in order (id, position, html, notes). Revisions older than the kept history are not found.",
-            hints: READ,
-            input: get_revision_input,
-            output: rest!("get_revision"),
-        },
-        Spec {
-            op: Op::RestoreRevision,
-            name: "restore_revision",
-            title: "Restore a revision",
-            description: "Makes the deck's settings and slides what they were after a revision (removed slides come back with their ids, notes and places), as one new revision with operation restore; nothing is lost, the history keeps every state. Returns the deck's metadata. Optional if_revision guards against concurrent changes. Needs the manage scope.",
-            hints: OVERWRITE,
-            input: restore_revision_input,
-            output: rest!("restore"),
-        },
+        rest(
+            Op::ListRevisions,
+            "list_revisions",
+            "List a deck's revisions",
+            "Lists the deck's history, newest first, paged (default 20, at most 100): each revision has its number, created_at, operation (create_deck, update_deck, add_slide, update_slide, remove_slides, move_slides, trash_deck, recover_deck, restore), the slide_ids it touched, restored_revision for a restore, and its author {user_id, username, via (api_key, oauth, mcp, web, admin), label (the key's label or the client's name)}. Every write makes exactly one revision.",
+            Effect::Read,
+        ),
+        rest(
+            Op::GetRevision,
+            "get_revision",
+            "Read a deck as it was",
+            "Returns the deck as it was right after one revision: its settings (deck) and its slides in order (id, position, html, notes). Revisions older than the kept history are not found.",
+            Effect::Read,
+        ),
+        rest(
+            Op::RestoreRevision,
+            "restore",
+            "Restore a revision",
+            "Makes the deck's settings and slides what they were after a revision (removed slides come back with their ids, notes and places), as one new revision with operation restore; nothing is lost, the history keeps every state. Returns the deck's metadata. Optional if_revision guards against concurrent changes. Needs the manage scope.",
+            Effect::Overwrite,
+        )
+        .named("restore_revision"),
         Spec {
             op: Op::UndoLastChange,
             name: "undo_last_change",
             title: "Undo the last change",
             description: "Restores the revision before the deck's newest one (as a new restore revision). Refuses when the newest change was made through another credential (a person or another tool) unless force is true: check list_revisions first. Returns the deck's metadata. Needs the manage scope.",
-            hints: OVERWRITE,
-            input: undo_input,
-            output: rest!("restore"),
+            scope: Scope::Manage,
+            effect: Effect::Overwrite,
+            input: undo_input(),
+            output: rest_output("restore"),
         },
         Spec {
             op: Op::UploadImage,
             name: "upload_image",
             title: "Upload an image",
             description: "Stores an image in the account's media library and returns it with its public url, to use in a slide right away (<img src=\"URL\">, style=\"background-image:url(URL)\" or data-background-image=\"URL\"). Give either data (the file, base64) with an optional name, or source_url (an http(s) URL the server downloads; only public internet addresses unless the server allows more). PNG, JPEG, GIF, WebP or SVG, at most 20 MiB and 50,000,000 pixels; the type is read from the bytes, metadata is removed, SVG keeps drawing content only. The same bytes uploaded again return the existing image. Needs the manage scope.",
-            hints: FETCH,
-            input: upload_image_input,
-            output: rest!("upload_media"),
+            scope: Scope::Manage,
+            effect: Effect::Fetch,
+            input: upload_image_input(),
+            output: rest_output("upload_media"),
         },
-        Spec {
-            op: Op::ListMedia,
-            name: "list_media",
-            title: "List my images",
-            description: "Lists the account's uploaded images, newest first, paged (default 20, at most 100): id, name, content_type, bytes, width, height, sha256, url, created_at.",
-            hints: READ,
-            input: paged_decks,
-            output: rest!("list_media"),
-        },
+        rest(
+            Op::ListMedia,
+            "list_media",
+            "List my images",
+            "Lists the account's uploaded images, newest first, paged (default 20, at most 100): id, name, content_type, bytes, width, height, sha256, url, created_at.",
+            Effect::Read,
+        ),
     ]
 }
 
@@ -480,6 +436,36 @@ pub fn tool_names() -> BTreeMap<&'static str, Op> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_only_tools_are_the_tools_the_read_scope_allows() {
+        for s in specs() {
+            assert_eq!(
+                s.effect == Effect::Read,
+                s.scope == Scope::Read,
+                "{}",
+                s.name
+            );
+        }
+    }
+
+    #[test]
+    fn a_rest_tool_takes_the_operations_path_query_and_body_fields() {
+        let update = &Op::UpdateSlide.spec().input;
+        let mut names = Op::UpdateSlide.arguments();
+        names.sort();
+        assert_eq!(
+            names,
+            ["deck_id", "html", "if_revision", "notes", "slide_id"]
+        );
+        assert_eq!(update["required"], json!(["deck_id", "slide_id"]));
+        assert!(update["properties"]["deck_id"]["anyOf"].is_array());
+        let list = &Op::ListSlides.spec().input["properties"];
+        assert_eq!(list["per_page"]["maximum"], 200);
+        assert_eq!(list["per_page"]["default"], 50);
+        let get = &Op::GetRevision.spec().input["properties"];
+        assert_eq!(get["revision"]["type"], "integer");
+    }
 
     #[test]
     fn the_manage_tools_are_the_operations_marked_m_and_only_they() {
