@@ -16,19 +16,49 @@ use crate::rows::{Columns, DECK_SELECT, deck_row};
 use crate::slides::insert_slide;
 use crate::{SqlStore, Tx, all, fault, optional, time};
 
+/// A deck as [`SqlStore::lock_deck`] found it.
+pub(crate) struct LockedDeck {
+    pub revision: i64,
+    pub trashed: bool,
+}
+
 impl SqlStore {
-    /// Whether the owner's deck exists outside the trash, locking its row for the rest of
-    /// the transaction ([`crate::Dialect::row_lock`]).
+    /// Locks deck `deck_id` for the rest of the transaction and reads its revision and
+    /// whether it is in the trash; `None` when there is no such deck (of `owner_id`, when
+    /// given). PostgreSQL locks the deck's row (`FOR UPDATE`); SQLite's writer already holds
+    /// the whole database. Every write to a deck takes this lock first, but the recorded
+    /// slide writes, which take it with their new revision ([`SqlStore::next_revision`]).
+    pub(crate) async fn lock_deck(
+        &self,
+        tx: &mut Tx,
+        deck_id: i64,
+        owner_id: Option<i64>,
+    ) -> Result<Option<LockedDeck>> {
+        let sql = format!(
+            "SELECT revision, trashed_at FROM decks WHERE id = $1 AND owner_id = COALESCE($2, owner_id){}",
+            self.dialect.row_lock(" FOR UPDATE")
+        );
+        let query = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(deck_id)
+            .bind(owner_id);
+        tx.optional(query, |r| {
+            Ok(LockedDeck {
+                revision: r.int(0)?,
+                trashed: r.opt_int(1)?.is_some(),
+            })
+        })
+        .await
+    }
+
+    /// Whether the owner's deck exists outside the trash, locked ([`SqlStore::lock_deck`]).
     pub(crate) async fn lock_active_deck(
         &self,
         tx: &mut Tx,
         owner_id: i64,
         deck_id: i64,
     ) -> Result<bool> {
-        Ok(self
-            .lock_active_revision(tx, owner_id, deck_id)
-            .await?
-            .is_some())
+        let deck = self.lock_deck(tx, deck_id, Some(owner_id)).await?;
+        Ok(deck.is_some_and(|d| !d.trashed))
     }
 }
 
@@ -340,20 +370,14 @@ impl DeckStore for SqlStore {
         author: &Author,
     ) -> Result<bool> {
         let mut tx = self.begin_write().await?;
-        let sql = format!(
-            "SELECT revision, trashed_at FROM decks WHERE id = $1 AND owner_id = $2{}",
-            self.dialect.row_lock(" FOR UPDATE")
-        );
-        let query = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(deck_id)
-            .bind(owner_id);
-        let Some((current, trashed)) = tx
-            .optional(query, |r| Ok((r.int(0)?, r.opt_int(1)?)))
-            .await?
+        let Some(LockedDeck {
+            revision: current,
+            trashed,
+        }) = self.lock_deck(&mut tx, deck_id, Some(owner_id)).await?
         else {
             return Ok(false);
         };
-        if trashed.is_some() == trashed_at.is_some() {
+        if trashed == trashed_at.is_some() {
             // Already where it was asked to go: no change, no revision.
             return Ok(true);
         }

@@ -265,45 +265,12 @@ pub(crate) async fn insert_entry(
 }
 
 impl SqlStore {
-    /// Locks the owner's deck outside the trash and returns its revision; `None` when there
-    /// is no such deck ([`crate::Dialect::row_lock`]).
-    pub(crate) async fn lock_active_revision(
-        &self,
-        tx: &mut Tx,
-        owner_id: i64,
-        deck_id: i64,
-    ) -> Result<Option<i64>> {
-        let sql = format!(
-            "SELECT revision FROM decks WHERE id = $1 AND owner_id = $2 AND trashed_at IS NULL{}",
-            self.dialect.row_lock(" FOR UPDATE")
-        );
-        let query = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(deck_id)
-            .bind(owner_id);
-        tx.optional(query, |r| r.int(0)).await
-    }
-
-    /// Locks the owner's active deck for a recorded write and checks `ctx`'s precondition
-    /// (412 with the current revision when it fails); the deck's revision, or `None` when
-    /// there is no such deck (404 first: a precondition never reveals another's revision).
-    pub(crate) async fn lock_for_write(
-        &self,
-        tx: &mut Tx,
-        owner_id: i64,
-        deck_id: i64,
-        ctx: &WriteContext,
-    ) -> Result<Option<i64>> {
-        let Some(current) = self.lock_active_revision(tx, owner_id, deck_id).await? else {
-            return Ok(None);
-        };
-        Precondition::check(ctx.precondition.as_ref(), deck_id, current)?;
-        Ok(Some(current))
-    }
-
-    /// [`SqlStore::lock_for_write`] that also reads the deck: `None` when the owner has no
-    /// such deck outside the trash. On SQLite, whose writer holds the whole database, the
-    /// read is the lock (one statement); PostgreSQL locks the row first, as a read in the
-    /// locking statement would see the snapshot taken before it waited.
+    /// Locks the owner's deck outside the trash for a recorded write, reads it and checks
+    /// `ctx`'s precondition (412 with the current revision when it fails); `None` when there
+    /// is no such deck (404 first: a precondition never reveals another's revision). On
+    /// SQLite, whose writer holds the whole database, the read is the lock (one statement);
+    /// PostgreSQL locks the row first ([`SqlStore::lock_deck`]), as a read in the locking
+    /// statement would see the snapshot taken before it waited.
     pub(crate) async fn lock_deck_for_write(
         &self,
         tx: &mut Tx,
@@ -312,12 +279,11 @@ impl SqlStore {
         ctx: &WriteContext,
     ) -> Result<Option<DeckRecord>> {
         if self.dialect.locks_rows() {
-            if self
-                .lock_for_write(tx, owner_id, deck_id, ctx)
-                .await?
-                .is_none()
-            {
-                return Ok(None);
+            match self.lock_deck(tx, deck_id, Some(owner_id)).await? {
+                Some(d) if !d.trashed => {
+                    Precondition::check(ctx.precondition.as_ref(), deck_id, d.revision)?
+                }
+                _ => return Ok(None),
             }
             return deck_in_tx(tx, owner_id, deck_id)
                 .await?
@@ -440,15 +406,18 @@ impl SqlStore {
         let mut recorded = 0;
         for (deck_id, owner_id) in missing {
             let mut tx = self.begin_write().await?;
-            let sql = format!(
-                "SELECT revision FROM decks d WHERE id = $1 AND NOT EXISTS
-                    (SELECT 1 FROM deck_revisions r WHERE r.deck_id = d.id){}",
-                self.dialect.row_lock(" FOR UPDATE")
-            );
-            let query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(deck_id);
-            let Some(revision) = tx.optional(query, |r| r.int(0)).await? else {
+            let Some(locked) = self.lock_deck(&mut tx, deck_id, None).await? else {
                 continue;
             };
+            let query = sqlx::query("SELECT 1 FROM deck_revisions WHERE deck_id = $1 LIMIT 1");
+            if tx
+                .optional(query.bind(deck_id), |_| Ok(()))
+                .await?
+                .is_some()
+            {
+                continue;
+            }
+            let revision = locked.revision;
             let Some(deck) = deck_in_tx(&mut tx, owner_id, deck_id).await? else {
                 continue;
             };

@@ -382,14 +382,10 @@ impl RevisionStore for SqlStore {
         let mut forgotten = 0;
         for (deck_id, _) in decks {
             let mut tx = self.begin_write().await?;
-            let sql = format!(
-                "SELECT revision FROM decks WHERE id = $1{}",
-                self.dialect.row_lock(" FOR UPDATE")
-            );
-            let query = sqlx::query(sqlx::AssertSqlSafe(sql)).bind(deck_id);
-            let Some(current) = tx.optional(query, |r| r.int(0)).await? else {
+            let Some(locked) = self.lock_deck(&mut tx, deck_id, None).await? else {
                 continue;
             };
+            let current = locked.revision;
             let query = sqlx::query(
                 "SELECT COALESCE(MIN(revision), $2) FROM deck_revisions
                  WHERE deck_id = $1 AND created_at >= $3",
