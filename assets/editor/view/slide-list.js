@@ -20,6 +20,7 @@ export class SlideListView {
     this.store = store;
     this.saver = saver;
     this.drawnFrom = null;
+    this.selected = undefined;
     this.drag = null; // { id, x, y, pointerId, moving, target }
     store.subscribe((state) => this.draw(state));
     list.addEventListener("click", (event) => {
@@ -33,32 +34,42 @@ export class SlideListView {
     list.addEventListener("pointercancel", (event) => this.pointerEnd(event));
   }
 
-  /** Draws the list anew when what it shows changed; focus stays on the selected slide. */
+  /** Draws the list anew when its slides or their looks changed, and marks the selected
+   * slide; focus stays on it. */
   draw(state) {
     const deck = state.deck || {};
-    const from = [state.slides, state.thumbs, state.slide && state.slide.id, deck.theme_color, deck.theme_font, deck.width, deck.height];
-    if (this.drawnFrom && from.every((v, i) => v === this.drawnFrom[i])) return;
-    this.drawnFrom = from;
+    const from = [state.slides, state.thumbs, deck.theme_color, deck.theme_font, deck.width, deck.height];
     const selected = state.slide && state.slide.id;
     const hadFocus = this.list.contains(document.activeElement);
-    this.list.replaceChildren();
-    for (const slide of state.slides) {
-      const item = document.createElement("li");
-      if (slide.position.vertical != null && slide.position.vertical > 0) item.className = "below";
-      const button = document.createElement("button");
-      button.type = "button";
-      button.className = "slide-item";
-      button.dataset.slideId = slide.id;
-      button.append(this.thumbnail(state, state.thumbs[slide.id]));
-      const caption = document.createElement("span");
-      caption.className = "slide-label";
-      caption.textContent = label(slide);
-      button.append(caption);
-      button.setAttribute("aria-current", slide.id === selected ? "true" : "false");
-      item.append(button);
-      this.list.append(item);
-      if (hadFocus && slide.id === selected) button.focus();
+    if (!this.drawnFrom || from.some((v, i) => v !== this.drawnFrom[i])) {
+      this.drawnFrom = from;
+      this.list.replaceChildren(...state.slides.map((slide) => this.item(state, slide)));
+    } else if (selected === this.selected) {
+      return;
     }
+    this.selected = selected;
+    for (const button of this.list.querySelectorAll(".slide-item")) {
+      const current = button.dataset.slideId === selected;
+      button.setAttribute("aria-current", current ? "true" : "false");
+      if (hadFocus && current) button.focus();
+    }
+  }
+
+  /** A slide's entry: its thumbnail and label, indented below the head of its group. */
+  item(state, slide) {
+    const item = document.createElement("li");
+    if (slide.position.vertical != null && slide.position.vertical > 0) item.className = "below";
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "slide-item";
+    button.dataset.slideId = slide.id;
+    button.append(this.thumbnail(state, state.thumbs[slide.id]));
+    const caption = document.createElement("span");
+    caption.className = "slide-label";
+    caption.textContent = label(slide);
+    button.append(caption);
+    item.append(button);
+    return item;
   }
 
   /** A small picture of a slide as its HTML draws it (blocks at their places). */
