@@ -9,32 +9,10 @@ use std::sync::OnceLock;
 
 // ---- schema pieces ---------------------------------------------------------------------
 
-pub(super) fn id_schema(what: &str) -> Value {
-    json!({
-        "description": format!("{what} (an integer; the same digits as a string are accepted)"),
-        "anyOf": id_types(),
-    })
-}
-
-/// An id's types: an integer, or its digits as a string (as REST reads path ids).
-fn id_types() -> Value {
-    json!([{"type": "integer"}, {"type": "string", "pattern": "^\"?-?[0-9]+\"?$"}])
-}
-
-pub(super) fn deck_id() -> Value {
-    id_schema("Deck id, as returned by list_decks or create_deck")
-}
-
-pub(super) fn slide_id() -> Value {
-    json!({"type": "string", "minLength": 1, "description": "Slide id (opaque text from list_slides or add_slide; not the slide number)"})
-}
-
-pub(super) fn page() -> Value {
-    json!({"type": "integer", "minimum": 1, "default": 1, "description": "Page number, from 1"})
-}
-
-pub(super) fn per_page(default: u32, max: u32) -> Value {
-    json!({"type": "integer", "minimum": 1, "maximum": max, "default": default, "description": format!("Items per page, 1 to {max}")})
+/// Argument `name` of REST operation `operation_id`, as [`rest_input`] describes it: the
+/// arguments Lectern's own tools share with an operation are described as it describes them.
+fn rest_argument(operation_id: &str, name: &str) -> Value {
+    rest_input(operation_id)["properties"][name].clone()
 }
 
 pub(super) fn slide_ids(max: u32, what: &str) -> Value {
@@ -55,15 +33,12 @@ pub(super) fn no_input() -> Value {
 }
 
 pub(super) fn slide_ref_input() -> Value {
-    input(
-        json!({"deck_id": deck_id(), "slide_id": slide_id()}),
-        &["deck_id", "slide_id"],
-    )
+    rest_input("get_slide")
 }
 
 pub(super) fn get_slides_input() -> Value {
     input(
-        json!({"deck_id": deck_id(), "slide_ids": slide_ids(super::MAX_SLIDES_PER_CALL as u32, "Ids of the slides to read (1 to 10, unique)")}),
+        json!({"deck_id": rest_argument("list_slides", "deck_id"), "slide_ids": slide_ids(super::MAX_SLIDES_PER_CALL as u32, "Ids of the slides to read (1 to 10, unique)")}),
         &["deck_id", "slide_ids"],
     )
 }
@@ -72,8 +47,8 @@ pub(super) fn search_input() -> Value {
     input(
         json!({
             "query": {"type": "string", "minLength": 1, "maxLength": 200, "description": "Words to find in deck titles and slide text (case-insensitive substring)"},
-            "page": page(),
-            "per_page": per_page(20, 100),
+            "page": rest_argument("list_decks", "page"),
+            "per_page": rest_argument("list_decks", "per_page"),
         }),
         &["query"],
     )
@@ -154,7 +129,9 @@ pub(super) fn rest_input(operation_id: &str) -> Value {
             Some("path")
                 if schema["type"] == "integer" && (name == "id" || name.ends_with("_id")) =>
             {
-                schema = json!({"anyOf": id_types()});
+                // An integer, or its digits as a string (as REST reads path ids).
+                let digits = json!({"type": "string", "pattern": "^\"?-?[0-9]+\"?$"});
+                schema = json!({"anyOf": [{"type": "integer"}, digits]});
             }
             Some("path" | "query") => {}
             _ => panic!("{operation_id}: no tool argument for parameter {name}"),
@@ -334,7 +311,7 @@ pub(super) fn upload_image_input() -> Value {
 pub(super) fn undo_input() -> Value {
     input(
         json!({
-            "deck_id": deck_id(),
+            "deck_id": rest_argument("list_slides", "deck_id"),
             "force": {"type": "boolean", "default": false, "description": "Undo even when the newest change was made through another credential (another API key or OAuth grant), e.g. by a person or another assistant"},
             "if_revision": if_revision(),
         }),
