@@ -1,8 +1,10 @@
 //! Installs the front-end packages the binary embeds (reveal.js, the @fontsource fonts and
 //! the esbuild bundler, pinned in package-lock.json) with `npm ci` when they are missing, so
-//! `cargo build` and `cargo run` work on a fresh clone, then bundles the deck editor
-//! (`assets/editor/main.js` and the modules it imports) with esbuild into
-//! `$OUT_DIR/editor.js`, which the binary embeds. Needs Node.js and npm on PATH the first
+//! `cargo build` and `cargo run` work on a fresh clone, then bundles with esbuild the deck
+//! editor (`assets/editor/main.js` and the modules it imports) into `$OUT_DIR/editor.js`, the
+//! slide drawing both the editor and the deck pages use (`assets/slides/index.js`, with
+//! highlight.js and KaTeX) into `slides.js` and the deck pages' start (`assets/slides/
+//! viewer.js`) into `viewer.js`, which the binary embeds. Needs Node.js and npm on PATH the first
 //! time.
 //!
 //! Only the package files and the editor's bundled sources are watched: a file that `npm ci`
@@ -27,19 +29,30 @@ fn main() {
     ] {
         println!("cargo:rerun-if-changed=assets/editor/{source}");
     }
+    println!("cargo:rerun-if-changed=assets/slides");
     let dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
     let dir = Path::new(&dir);
     install(dir);
-    bundle_editor(dir);
+    bundle(dir, "assets/editor/main.js", "editor.js", "esm");
+    bundle(dir, "assets/slides/index.js", "slides.js", "iife");
+    bundle(dir, "assets/slides/viewer.js", "viewer.js", "iife");
 }
 
 /// `npm ci` unless the packages are there already.
 fn install(dir: &Path) {
     // The last package of the lock file to be installed, and the ones everything needs.
     let marker = dir.join("node_modules/reveal.js/dist/reveal.js");
-    let fonts = dir.join("node_modules/@fontsource/quicksand/package.json");
-    let esbuild = dir.join("node_modules/esbuild/package.json");
-    if marker.exists() && fonts.exists() && esbuild.exists() {
+    let needed = [
+        "@fontsource/quicksand/package.json",
+        "@fontsource/jetbrains-mono/package.json",
+        "katex/package.json",
+        "esbuild/package.json",
+    ];
+    if marker.exists()
+        && needed
+            .iter()
+            .all(|p| dir.join("node_modules").join(p).exists())
+    {
         return;
     }
     let status = Command::new("npm")
@@ -58,15 +71,16 @@ fn install(dir: &Path) {
     }
 }
 
-/// One minified ES module of the editor, for the browsers of the last few years.
-fn bundle_editor(dir: &Path) {
+/// `entry` and what it imports as one minified script `name` in `format` (`esm`, `iife`), for
+/// the browsers of the last few years.
+fn bundle(dir: &Path, entry: &str, name: &str, format: &str) {
     let out = std::env::var("OUT_DIR").expect("cargo sets OUT_DIR");
-    let outfile = Path::new(&out).join("editor.js");
+    let outfile = Path::new(&out).join(name);
     let status = Command::new(dir.join("node_modules/.bin/esbuild"))
-        .arg("assets/editor/main.js")
+        .arg(entry)
+        .arg(format!("--format={format}"))
         .args([
             "--bundle",
-            "--format=esm",
             "--minify",
             "--target=chrome111,firefox115,safari16.4",
             "--log-level=warning",
@@ -76,7 +90,7 @@ fn bundle_editor(dir: &Path) {
         .status();
     match status {
         Ok(s) if s.success() => {}
-        Ok(s) => panic!("bundling the editor with esbuild failed ({s})"),
+        Ok(s) => panic!("bundling {entry} with esbuild failed ({s})"),
         Err(e) => panic!("esbuild (from npm ci) could not run: {e}"),
     }
 }

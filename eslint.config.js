@@ -1,12 +1,13 @@
-// ESLint's flat configuration: the deck editor's modules (assets/editor/), for browsers,
-// and their unit tests, for Node. Run by scripts/test.sh: npx --no-install eslint assets/editor
+// ESLint's flat configuration: the deck editor's modules (assets/editor/) and the slide
+// drawing (assets/slides/), for browsers,
+// and their unit tests, for Node. Run by scripts/test.sh: npx --no-install eslint assets/editor assets/slides
 const js = require("@eslint/js");
 const globals = require("globals");
 
 module.exports = [
   js.configs.recommended,
   {
-    files: ["assets/editor/**/*.js"],
+    files: ["assets/editor/**/*.js", "assets/slides/**/*.js"],
     languageOptions: {
       ecmaVersion: 2023,
       sourceType: "module",

@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 # package-lock.json; npm ci installs it when build.rs has not yet).
 [ -x node_modules/.bin/eslint ] || npm ci --no-audit --no-fund
 node --test assets/editor/test/
-npx --no-install eslint assets/editor
+npx --no-install eslint assets/editor assets/slides
 
 # The PowerPoint tests read their .pptx back with python-pptx and LibreOffice Impress; the
 # shared-bucket tests run moto, an S3-compatible server (python-pptx and moto in a venv under

@@ -14,19 +14,47 @@ use serde_json::json;
 #[include = "reveal.css"]
 #[include = "reset.css"]
 #[include = "plugin/notes.js"]
+#[include = "plugin/highlight/monokai.css"]
 pub(crate) struct RevealAssets;
 
-/// The preset fonts from the @fontsource npm packages (latin, regular and bold).
+/// The preset fonts and the code font from the @fontsource npm packages (latin; regular and
+/// bold, upright and italic).
 #[derive(RustEmbed)]
 #[folder = "node_modules/@fontsource/"]
 #[include = "*/files/*-latin-400-normal.woff2"]
+#[include = "*/files/*-latin-400-italic.woff2"]
 #[include = "*/files/*-latin-700-normal.woff2"]
+#[include = "*/files/*-latin-700-italic.woff2"]
 pub(crate) struct FontAssets;
+
+/// KaTeX's stylesheet and fonts (npm), for the math render.js draws.
+#[derive(RustEmbed)]
+#[folder = "node_modules/katex/dist/"]
+#[include = "katex.min.css"]
+#[include = "fonts/*.woff2"]
+pub(crate) struct KatexAssets;
 
 /// Lectern's own page files.
 #[derive(RustEmbed)]
 #[folder = "assets/web/"]
 pub(crate) struct WebAssets;
+
+/// The scripts build.rs bundles with esbuild, by their path under `/assets/web/`: the slide
+/// drawing every page with slides runs (`assets/slides/index.js`) and the deck pages' start
+/// (`assets/slides/viewer.js`).
+pub(crate) const BUNDLES: [(&str, &str); 2] = [
+    (
+        "slides.js",
+        include_str!(concat!(env!("OUT_DIR"), "/slides.js")),
+    ),
+    (
+        "viewer.js",
+        include_str!(concat!(env!("OUT_DIR"), "/viewer.js")),
+    ),
+];
+
+/// The deck editor's script (`assets/editor/`), bundled by build.rs.
+pub(crate) const EDITOR_JS: &str = include_str!(concat!(env!("OUT_DIR"), "/editor.js"));
 
 /// The theme presets' CSS (`assets/web/themes.css`), where their colours are written.
 pub fn theme_css() -> String {
@@ -132,23 +160,28 @@ pub(crate) fn deck_document(
          <link rel=\"stylesheet\" href=\"{assets}reveal/reveal.css\">\
          <link rel=\"stylesheet\" href=\"{assets}web/fonts.css\">\
          <link rel=\"stylesheet\" href=\"{assets}web/themes.css\">\
+         <link rel=\"stylesheet\" href=\"{assets}web/slides.css\">\
+         <link rel=\"stylesheet\" href=\"{assets}reveal/plugin/highlight/monokai.css\">\
+         <link rel=\"stylesheet\" href=\"{assets}katex/katex.min.css\">\
          <link rel=\"stylesheet\" href=\"{assets}web/viewer.css\">\
          <style>{css}</style></head>\
-         <body class=\"{class} theme-{} font-{}\">{body}\
+         <body class=\"{class} theme-{} font-{}\" style=\"--lectern-slide-height: {}px\">{body}\
          <script id=\"lectern-config\" type=\"application/json\">{config}</script>\
          <script src=\"{assets}reveal/reveal.js\"></script>\
          <script src=\"{assets}reveal/plugin/notes.js\"></script>\
-         <script src=\"{assets}web/init.js\"></script></body></html>\n",
+         <script src=\"{assets}web/slides.js\"></script>\
+         <script src=\"{assets}web/viewer.js\"></script></body></html>\n",
         escape(&look.language),
         if look.rtl { "rtl" } else { "ltr" },
         escape(&d.title),
         look.theme_color.as_str(),
         look.theme_font.as_str(),
+        look.height,
     )
 }
 
-/// Every embedded front-end file as (path in a ZIP, bytes): `reveal/...`, `web/...` and
-/// `fonts/...`, with the stylesheet's font URLs made relative.
+/// Every embedded front-end file as (path in a ZIP, bytes): `reveal/...`, `web/...`,
+/// `katex/...` and `fonts/...`, with the stylesheet's font URLs made relative.
 pub(crate) fn offline_assets() -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();
     for path in RevealAssets::iter() {
@@ -165,6 +198,14 @@ pub(crate) fn offline_assets() -> Vec<(String, Vec<u8>)> {
                     .into_bytes();
             }
             out.push((format!("web/{path}"), data));
+        }
+    }
+    for (path, script) in BUNDLES {
+        out.push((format!("web/{path}"), script.as_bytes().to_vec()));
+    }
+    for path in KatexAssets::iter() {
+        if let Some(f) = KatexAssets::get(&path) {
+            out.push((format!("katex/{path}"), f.data.into_owned()));
         }
     }
     for path in FontAssets::iter() {

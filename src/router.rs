@@ -60,6 +60,7 @@ pub fn build(state: AppState) -> Router {
         .route("/assets/web/{*path}", get(web::viewer::web_asset))
         .route("/assets/editor.js", get(web::viewer::editor_script))
         .route("/assets/fonts/{*path}", get(web::viewer::font_asset))
+        .route("/assets/katex/{*path}", get(web::viewer::katex_asset))
         .route("/favicon.ico", get(web::viewer::favicon))
         // Operations.
         .route("/healthz", get(web::health::healthz))

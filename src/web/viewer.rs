@@ -10,29 +10,34 @@ use lectern_core::service::viewer::ViewedDeck;
 use rust_embed::RustEmbed;
 
 use crate::http::session::MaybeSession;
-use crate::render::{FontAssets, Mode, RevealAssets, VIEWER_CSP, WebAssets, deck_document};
+use crate::render::{
+    BUNDLES, EDITOR_JS, FontAssets, KatexAssets, Mode, RevealAssets, VIEWER_CSP, WebAssets,
+    deck_document,
+};
 use crate::state::AppState;
 use crate::web::page::error_page;
 
+/// A front-end file, cached for an hour.
+fn file_response(mime: &str, data: Vec<u8>) -> Response {
+    let mut r = (StatusCode::OK, data).into_response();
+    let h = r.headers_mut();
+    if let Ok(v) = HeaderValue::from_str(mime) {
+        h.insert(header::CONTENT_TYPE, v);
+    }
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=3600"),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    r
+}
+
 fn asset<E: RustEmbed>(path: &str) -> Response {
     match E::get(path) {
-        Some(file) => {
-            let mime = file.metadata.mimetype().to_string();
-            let mut r = (StatusCode::OK, file.data.into_owned()).into_response();
-            let h = r.headers_mut();
-            if let Ok(v) = HeaderValue::from_str(&mime) {
-                h.insert(header::CONTENT_TYPE, v);
-            }
-            h.insert(
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("public, max-age=3600"),
-            );
-            h.insert(
-                header::X_CONTENT_TYPE_OPTIONS,
-                HeaderValue::from_static("nosniff"),
-            );
-            r
-        }
+        Some(file) => file_response(file.metadata.mimetype(), file.data.into_owned()),
         None => error_page(StatusCode::NOT_FOUND, "No such file."),
     }
 }
@@ -47,29 +52,31 @@ pub async fn font_asset(Path(path): Path<String>) -> Response {
     asset::<FontAssets>(&path)
 }
 
-/// The deck editor's script: `assets/editor/` bundled by esbuild at build time (build.rs).
-const EDITOR_JS: &str = include_str!(concat!(env!("OUT_DIR"), "/editor.js"));
+/// GET `/assets/katex/{*path}`.
+pub async fn katex_asset(Path(path): Path<String>) -> Response {
+    asset::<KatexAssets>(&path)
+}
 
 /// GET `/assets/editor.js`: revalidated on every load, so a new build's editor is used at
 /// once.
 pub async fn editor_script() -> Response {
-    let mut r = (StatusCode::OK, EDITOR_JS).into_response();
-    let h = r.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/javascript; charset=utf-8"),
+    let mut r = file_response(
+        "text/javascript; charset=utf-8",
+        EDITOR_JS.as_bytes().to_vec(),
     );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    h.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     r
 }
 
-/// GET `/assets/web/{*path}`.
+/// GET `/assets/web/{*path}`: Lectern's page files and the scripts bundled at build time.
 pub async fn web_asset(Path(path): Path<String>) -> Response {
-    asset::<WebAssets>(&path)
+    match BUNDLES.iter().find(|(name, _)| *name == path) {
+        Some((_, script)) => {
+            file_response("text/javascript; charset=utf-8", script.as_bytes().to_vec())
+        }
+        None => asset::<WebAssets>(&path),
+    }
 }
 
 /// GET `/favicon.ico`: the site's icon, which browsers ask for on every page.

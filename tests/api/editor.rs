@@ -354,7 +354,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     // The canvas and the thumbnails wear the new theme at once: black background.
     let canvas_bg = wait_for(
         &page,
-        "getComputedStyle(document.querySelector('.canvas-board')).backgroundColor + ' ' + getComputedStyle(document.querySelector('.thumb-board')).backgroundColor",
+        "getComputedStyle(document.querySelector('.canvas-frame')).backgroundColor + ' ' + getComputedStyle(document.querySelector('.thumb-frame')).backgroundColor",
         "rgb(17, 17, 17) rgb(17, 17, 17)",
     )
     .await;

@@ -155,7 +155,11 @@ async fn a_zip_export_is_an_offline_presentation_behind_a_signed_link() {
     for file in [
         "reveal/reveal.js",
         "reveal/reveal.css",
-        "web/init.js",
+        "web/viewer.js",
+        "web/slides.js",
+        "web/slides.css",
+        "katex/katex.min.css",
+        "fonts/jetbrains-mono/files/jetbrains-mono-latin-400-normal.woff2",
         "web/viewer.css",
         "web/fonts.css",
     ] {

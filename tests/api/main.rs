@@ -25,6 +25,7 @@ mod object_store;
 mod openapi;
 mod rate_limit;
 mod render_network;
+mod rendering;
 mod revisions;
 mod security;
 mod share_passwords;

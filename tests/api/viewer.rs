@@ -294,7 +294,7 @@ async fn trashed_decks_and_assets() {
     assert!(h["content-type"].to_str().unwrap().contains("javascript"));
     assert!(js.len() > 50_000);
     assert_eq!(
-        page(&b, &format!("{}/assets/web/init.js", app.base))
+        page(&b, &format!("{}/assets/web/viewer.js", app.base))
             .await
             .0,
         200

@@ -93,7 +93,7 @@ function pointerDown(c, event) {
 /** A rectangle dragged on the empty canvas selects the blocks it touches (with Shift, adds
  * them to the selection). */
 function marquee(c, event) {
-  const board = c.board.getBoundingClientRect();
+  const board = c.slide.slides.getBoundingClientRect();
   const at = (e) => [(e.clientX - board.left) / c.scale, (e.clientY - board.top) / c.scale];
   const [x0, y0] = at(event);
   const keep = event.shiftKey ? c.store.state.selection : [];
@@ -104,7 +104,7 @@ function marquee(c, event) {
   track(c, event, (e) => {
     const [x1, y1] = at(e);
     area = { left: Math.min(x0, x1), top: Math.min(y0, y1), right: Math.max(x0, x1), bottom: Math.max(y0, y1) };
-    if (!box.isConnected) c.board.append(box);
+    if (!box.isConnected) c.slide.slides.append(box);
     Object.assign(box.style, {
       left: `${area.left}px`,
       top: `${area.top}px`,

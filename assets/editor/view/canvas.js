@@ -1,6 +1,6 @@
-// The slide canvas: draws the selected slide's blocks at their places on the deck's canvas,
-// scaled to fit the page, with the selection's handles; the slide's free reveal.js HTML is
-// drawn behind them. Only blocks that changed since the last drawing are drawn again (the
+// The slide canvas: draws the selected slide as the deck pages do (slide-frame.js: the same
+// DOM, stylesheet, code and math), scaled to fit the page, with the selection's handles over
+// its blocks; the slide's free reveal.js HTML is drawn behind them. Only blocks that changed since the last drawing are drawn again (the
 // model's untouched blocks are the same objects), and never the one whose text is being
 // edited in place. Pointer and keyboard input is canvas-input.js; both only call actions.
 
@@ -10,6 +10,7 @@ import { selectBlocks } from "../actions/blocks.js";
 import { setBlockContent, setCodeText } from "../actions/format.js";
 import { cleanPasted } from "./paste.js";
 import { installInput } from "./canvas-input.js";
+import { centreSlide, deckSize, dressFrame, renderSlides, slideFrame } from "./slide-frame.js";
 
 /** An element parsed from `html` in a document that runs and loads nothing. */
 function parsed(html, selector) {
@@ -26,12 +27,12 @@ export class CanvasView {
     this.frame = frame;
     this.store = store;
     this.hooks = hooks;
-    this.board = document.createElement("div");
-    this.board.className = "canvas-board";
+    this.slide = slideFrame("canvas-board");
+    this.board = this.slide.section;
     this.free = document.createElement("div");
     this.free.className = "canvas-free";
     this.board.append(this.free);
-    frame.replaceChildren(this.board);
+    frame.replaceChildren(this.slide.root);
     frame.tabIndex = 0;
     this.scale = 1;
     this.size = { width: 960, height: 700 };
@@ -63,9 +64,7 @@ export class CanvasView {
     const room = (this.frame.parentElement || this.frame).clientWidth - 2; // less the border
     const { width, height } = this.size;
     this.scale = Math.min(room / width, (window.innerHeight * 0.7) / height) || 1;
-    this.board.style.width = `${width}px`;
-    this.board.style.height = `${height}px`;
-    this.board.style.transform = `scale(${this.scale})`;
+    this.slide.slides.style.transform = `scale(${this.scale})`;
     this.frame.style.width = `${Math.round(width * this.scale)}px`;
     this.frame.style.height = `${Math.round(height * this.scale)}px`;
   }
@@ -73,15 +72,12 @@ export class CanvasView {
   /** Draws `state`'s selected slide. */
   draw(state) {
     const deck = state.deck || {};
-    this.size = { width: deck.width || 960, height: deck.height || 700 };
-    this.fit();
+    this.size = deckSize(deck);
     const model = state.slide ? state.slide.model : null;
     if (this.editing && !(model && state.selection.includes(this.editing.key))) this.stopEditing();
-    this.board.className = `canvas-board theme-${deck.theme_color} font-${deck.theme_font}`;
-    this.board.style.background = sectionAttr(model, "data-background-color") || "";
-    const image = sectionAttr(model, "data-background-image");
-    if (image) this.board.style.backgroundImage = `url("${image.replace(/["\\]/g, "")}")`;
-    this.board.style.backgroundSize = "cover";
+    const background = { color: sectionAttr(model, "data-background-color"), image: sectionAttr(model, "data-background-image") };
+    dressFrame(this.slide, "canvas-frame", deck, this.scale, background);
+    this.fit();
     this.drawFree(model);
     const blocks = blocksOf(model);
     const keep = new Set(blocks.map((b) => b.key));
@@ -98,6 +94,7 @@ export class CanvasView {
       if (!view || (!editing && this.drawn.get(block.key).block !== block)) {
         const fresh = document.importNode(drawable(parsed(blockHtml(block), "div")), true);
         fresh.dataset.key = block.key;
+        renderSlides(fresh);
         if (view) view.replaceWith(fresh);
         view = fresh;
         this.drawn.set(block.key, { block, view });
@@ -105,6 +102,7 @@ export class CanvasView {
       if (view.previousElementSibling !== previous) previous.after(view);
       previous = view;
     }
+    centreSlide(this.slide, deck);
     this.decorate(state);
   }
 
@@ -115,6 +113,7 @@ export class CanvasView {
     this.drawnFree = free;
     const section = model && freeHtml(model).trim() ? parsed(free, "section") : null;
     this.free.replaceChildren(...(section ? drawableChildren(section) : []));
+    renderSlides(this.free);
   }
 
   /** Marks the selected blocks; the only selected block also gets its resize and rotate
@@ -148,6 +147,10 @@ export class CanvasView {
     const code = blockType(block) === "code" && view.querySelector("code");
     const content = code || view.querySelector(".sl-block-content");
     if (!content) return;
+    // What is typed into is the model's markup, not the highlighted code or drawn math.
+    const raw = drawable(parsed(blockHtml(block), "div")).querySelector(code ? "code" : ".sl-block-content");
+    if (raw) content.replaceChildren(...[...raw.childNodes].map((n) => document.importNode(n, true)));
+    if (code) for (const step of view.querySelectorAll("pre > code ~ code")) step.remove();
     this.editing = { key, content };
     content.contentEditable = "true";
     content.addEventListener("paste", (event) => {

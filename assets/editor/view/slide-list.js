@@ -3,6 +3,7 @@
 // dragged onto another goes before, after or below it (a vertical group).
 
 import { drawableChildren } from "./inert.js";
+import { deckSize, dressFrame, renderSlides, slideFrame, slideTop } from "./slide-frame.js";
 import { dropSlide, label } from "../actions/slides.js";
 
 /** Where a slide dropped on `button` goes: its right part puts it below that slide (a
@@ -44,6 +45,7 @@ export class SlideListView {
     if (!this.drawnFrom || from.some((v, i) => v !== this.drawnFrom[i])) {
       this.drawnFrom = from;
       this.list.replaceChildren(...state.slides.map((slide) => this.item(state, slide)));
+      this.centre(state);
     } else if (selected === this.selected) {
       return;
     }
@@ -72,28 +74,31 @@ export class SlideListView {
     return item;
   }
 
-  /** A small picture of a slide as its HTML draws it (blocks at their places). */
+  /** A small picture of a slide, drawn as the deck pages draw it (slide-frame.js). */
   thumbnail(state, html) {
     const deck = state.deck || {};
-    const width = deck.width || 960;
-    const height = deck.height || 700;
+    const { width, height } = deckSize(deck);
     const thumb = document.createElement("div");
     thumb.className = "thumb";
     const scale = 96 / width;
     thumb.style.height = `${Math.round(height * scale)}px`;
-    const board = document.createElement("div");
-    board.className = `thumb-board theme-${deck.theme_color} font-${deck.theme_font}`;
-    board.style.width = `${width}px`;
-    board.style.height = `${height}px`;
-    board.style.transform = `scale(${scale})`;
+    const frame = slideFrame("thumb-board");
     const section = html && new DOMParser().parseFromString(html, "text/html").body.querySelector("section");
-    if (section) {
-      board.replaceChildren(...drawableChildren(section));
-      const background = section.getAttribute("data-background-color");
-      if (background) board.style.background = background;
-    }
-    thumb.append(board);
+    const background = section
+      ? { color: section.getAttribute("data-background-color"), image: section.getAttribute("data-background-image") }
+      : {};
+    dressFrame(frame, "thumb-frame", deck, scale, background);
+    if (section) frame.section.replaceChildren(...drawableChildren(section));
+    thumb.append(frame.root);
+    renderSlides(frame.section);
     return thumb;
+  }
+
+  /** Places the drawn thumbnails' slides as reveal.js would, once they are on the page. */
+  centre(state) {
+    const sections = [...this.list.querySelectorAll(".thumb-board")];
+    const tops = sections.map((section) => slideTop(section, state.deck)); // all read, then all set
+    sections.forEach((section, i) => (section.style.top = tops[i]));
   }
 
   key(event) {

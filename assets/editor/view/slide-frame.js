@@ -1,0 +1,52 @@
+// A slide drawn on the editor's page as the deck pages draw it: reveal.js's DOM (`.reveal
+// .slides section`) wearing the deck's preset classes, styled by the one slide stylesheet
+// (slides.css), its code and math drawn by `/assets/web/slides.js`. The canvas and the slide
+// list differ from the viewer only in scale; the canvas draws its handles over this DOM.
+
+/** A frame around one slide: `root` (`.reveal`), `slides` (the deck-sized, scaled layer) and
+ * `section` (the slide, with class `sectionClass`). */
+export function slideFrame(sectionClass) {
+  const root = document.createElement("div");
+  const slides = document.createElement("div");
+  slides.className = "slides";
+  const section = document.createElement("section");
+  section.className = sectionClass;
+  slides.append(section);
+  root.append(slides);
+  return { root, slides, section };
+}
+
+/** The deck's canvas size. */
+export function deckSize(deck) {
+  return { width: (deck && deck.width) || 960, height: (deck && deck.height) || 700 };
+}
+
+/** Dresses `frame` in the deck's presets and the slide's background (`model` attributes
+ * `data-background-color` and `-image`), at `scale`. */
+export function dressFrame(frame, kind, deck, scale, background = {}) {
+  const { width, height } = deckSize(deck);
+  frame.root.className = `reveal slide-frame ${kind} theme-${deck.theme_color} font-${deck.theme_font}`;
+  frame.root.style.setProperty("--lectern-slide-height", `${height}px`);
+  frame.root.style.backgroundColor = background.color || "";
+  frame.root.style.backgroundImage = background.image ? `url("${background.image.replace(/["\\]/g, "")}")` : "";
+  frame.slides.style.width = `${width}px`;
+  frame.slides.style.height = `${height}px`;
+  frame.slides.style.transform = `scale(${scale})`;
+}
+
+/** Draws the code and math under `root` (render.js, loaded by the page beside the editor). */
+export function renderSlides(root) {
+  if (window.LecternSlides) window.LecternSlides.renderSlides(root);
+}
+
+/** Where reveal.js (`center`) puts `section` from the canvas's top: a slide without blocks is
+ * centred vertically; one with blocks is the canvas (slides.css). */
+export function slideTop(section, deck) {
+  if (section.querySelector(":scope > .sl-block")) return "";
+  return `${Math.max((deckSize(deck).height - section.scrollHeight) / 2, 0)}px`;
+}
+
+/** Places the frame's slide as reveal.js does. */
+export function centreSlide(frame, deck) {
+  frame.section.style.top = slideTop(frame.section, deck);
+}
