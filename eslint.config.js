@@ -21,7 +21,7 @@ module.exports = [
     },
   },
   {
-    files: ["assets/editor/test/**/*.js"],
+    files: ["assets/editor/test/**/*.js", "assets/slides/test/**/*.js"],
     languageOptions: { globals: globals.node },
   },
 ];

@@ -17,10 +17,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The deck editor's model and actions in Node (no browser), and its linter (ESLint, pinned in
-# package-lock.json; npm ci installs it when build.rs has not yet).
+# The deck editor's model and actions and the slide drawing's code rules in Node (no
+# browser), and their linter (ESLint, pinned in package-lock.json; npm ci installs it when
+# build.rs has not yet).
 [ -x node_modules/.bin/eslint ] || npm ci --no-audit --no-fund
-node --test assets/editor/test/
+node --test assets/editor/test/ assets/slides/test/
 npx --no-install eslint assets/editor assets/slides
 
 # The PowerPoint tests read their .pptx back with python-pptx and LibreOffice Impress; the

@@ -8,6 +8,7 @@
 import Highlight from "reveal.js/plugin/highlight";
 import katex from "katex";
 import renderMathInElement from "katex/contrib/auto-render";
+import { trimCode } from "./code.js";
 
 const highlight = Highlight();
 
@@ -17,20 +18,13 @@ const DELIMITERS = [
   { left: "\\(", right: "\\)", display: false },
 ];
 
-/** `text` without its blank first and last lines and the indentation all its lines share. */
-export function trimCode(text) {
-  const lines = text.split("\n");
-  while (lines.length && lines[0].trim() === "") lines.shift();
-  while (lines.length && lines[lines.length - 1].trim() === "") lines.pop();
-  const indents = lines.filter((l) => l.trim() !== "").map((l) => l.length - l.trimStart().length);
-  const common = indents.length ? Math.min(...indents) : 0;
-  return lines.map((l) => l.slice(common)).join("\n");
-}
-
-/** Highlights one `<pre><code>` as reveal.js's highlight plugin does on a deck's load. */
-function drawCode(code) {
+/** Highlights one `<pre><code>` as reveal.js's highlight plugin does on a deck's load; with
+ * `steps` false, only the first step of `data-line-numbers` is shown (the editor). */
+function drawCode(code, steps) {
   if (code.dataset.highlighted) return;
   code.parentElement.classList.add("code-wrapper");
+  const lines = code.getAttribute("data-line-numbers");
+  if (!steps && lines && lines.includes("|")) code.setAttribute("data-line-numbers", lines.split("|")[0]);
   if (code.hasAttribute("data-trim")) code.textContent = trimCode(code.textContent);
   else if (code.children.length && !code.hasAttribute("data-noescape")) code.textContent = code.innerHTML;
   highlight.highlightBlock(code);
@@ -50,8 +44,10 @@ function drawMath(root) {
   });
 }
 
-/** Draws the code and math of the slides under `root` (once: drawn parts are left alone). */
-export function renderSlides(root) {
-  for (const code of root.querySelectorAll("pre code")) drawCode(code);
+/** Draws the code and math of the slides under `root` (once: drawn parts are left alone).
+ * `steps`: whether code steps (`data-line-numbers="1|2-3"`) become fragments, as when
+ * presenting; the editor draws their first step only. */
+export function renderSlides(root, { steps = true } = {}) {
+  for (const code of root.querySelectorAll("pre code")) drawCode(code, steps);
   drawMath(root);
 }

@@ -201,13 +201,19 @@ async fn viewer_picture(page: &Page, url: &str, index: usize, name: &str) -> ima
 /// The editor canvas's picture of slide `id`, nothing selected.
 async fn editor_picture(page: &Page, id: &str, name: &str) -> image::RgbaImage {
     page.bring_to_front().await.unwrap();
+    // Clicked as a person would, again while the list is drawn anew under the pointer.
     let item = format!(".slide-item[data-slide-id='{id}']");
-    page.find_element(&item)
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    let mut clicked = false;
+    for _ in 0..100 {
+        if let Ok(element) = page.find_element(&item).await
+            && element.click().await.is_ok()
+        {
+            clicked = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(clicked, "slide {id} cannot be clicked in the list");
     let shown = format!(
         "document.querySelector('.slide-item[aria-current=true]')?.dataset.slideId === '{id}' && document.fonts.status === 'loaded' && !document.querySelector('.canvas-selected')"
     );
@@ -406,5 +412,160 @@ async fn a_slide_looks_the_same_on_the_canvas_the_deck_page_and_in_the_pdf() {
             "the PDF lacks {family}{face}:\n{fonts}"
         );
     }
+    chromium.close().await;
+}
+
+/// The colour presets as themes.css writes them: name, background and heading colour.
+fn presets() -> Vec<(String, [u8; 3], [u8; 3])> {
+    let css = include_str!("../../assets/web/themes.css");
+    let hex = |line: &str, var: &str| {
+        let at = line.find(&format!("{var}: #")).unwrap() + var.len() + 3;
+        let h = &line[at..at + 6];
+        [0, 2, 4].map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+    };
+    css.lines()
+        .filter_map(|line| {
+            let name = line.strip_prefix(".theme-")?.split_whitespace().next()?;
+            Some((
+                name.to_string(),
+                hex(line, "--lectern-bg"),
+                hex(line, "--lectern-heading"),
+            ))
+        })
+        .collect()
+}
+
+/// Relative luminance (0 black, 1 white) of an sRGB colour, roughly.
+fn luminance(c: [u8; 3]) -> f64 {
+    (0.2126 * c[0] as f64 + 0.7152 * c[1] as f64 + 0.0722 * c[2] as f64) / 255.0
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_colour_preset_looks_the_same_on_the_canvas_and_the_deck_page() {
+    let Some(bin) = crate::common::chromium(module_path!()) else {
+        return;
+    };
+    let presets = presets();
+    assert_eq!(presets.len(), 18, "the interface's 18 colour presets");
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let slide = "<section><h2>Preset <em>check</em></h2><p>Body text with a <a href=\"https://example.com/\">link</a></p>\
+                 <ul><li>One</li><li><strong>Two</strong></li></ul></section>";
+    let r = app
+        .create_deck(
+            &alice.key,
+            json!({"title": "Presets", "visibility": "all", "width": WIDTH, "height": HEIGHT,
+                   "margin": 0, "slides": [{"html": slide}]}),
+        )
+        .await;
+    r.expect(201);
+    let deck = r.data()["id"].as_i64().unwrap();
+    let url = r.data()["url"].as_str().unwrap().to_string();
+    let edit = r.data()["urls"]["edit"].as_str().unwrap().to_string();
+    let id = r.data()["slide_ids"][0].as_str().unwrap().to_string();
+
+    let chromium = Headless::launch(bin, 1400, 1000).await;
+    let viewer = chromium.browser.new_page("about:blank").await.unwrap();
+    viewport(&viewer, WIDTH, HEIGHT).await;
+    let editor = chromium.browser.new_page("about:blank").await.unwrap();
+    viewport(&editor, 1400, 1000).await;
+    sign_in(&editor, &app, &alice).await;
+
+    let mut worst = 0.0f64;
+    for (name, background, heading) in &presets {
+        app.update_deck(&alice.key, deck, json!({"theme_color": name}))
+            .await
+            .expect(200);
+        let shown = viewer_picture(&viewer, &url, 0, &format!("preset-viewer-{name}")).await;
+        editor.bring_to_front().await.unwrap();
+        editor.goto(edit.as_str()).await.unwrap();
+        until(
+            &editor,
+            &format!("document.querySelector('.canvas-frame.theme-{name}') !== null"),
+            "the editor wearing the preset",
+        )
+        .await;
+        let drawn = editor_picture(&editor, &id, &format!("preset-editor-{name}")).await;
+        let different = difference(&drawn, &shown, &format!("preset-{name}"));
+        worst = worst.max(different);
+        assert!(
+            different <= MAX_DIFFERENT,
+            "{name}: the canvas differs from the deck page in {:.2}% of pixels",
+            different * 100.0
+        );
+        // The slide wears the preset's background, and its heading stands out from it (light
+        // text on a dark preset).
+        let corner = shown.get_pixel(5, 5);
+        assert!(
+            (0..3).all(|c| corner[c].abs_diff(background[c]) <= 8),
+            "{name}: background {corner:?}, not {background:?}"
+        );
+        assert!(
+            (luminance(*heading) - luminance(*background)).abs() > 0.4,
+            "{name}: the heading colour does not stand out"
+        );
+        let heading_shown: String = viewer
+            .evaluate("getComputedStyle(document.querySelector('.reveal h2')).color")
+            .await
+            .unwrap()
+            .into_value()
+            .unwrap();
+        let want = format!("rgb({}, {}, {})", heading[0], heading[1], heading[2]);
+        assert_eq!(heading_shown, want, "{name}: heading colour");
+    }
+    eprintln!(
+        "18 presets: at most {:.2}% of pixels differ between canvas and deck page",
+        worst * 100.0
+    );
+    chromium.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn code_steps_become_fragments_on_the_deck_page_with_line_numbers() {
+    let Some(bin) = crate::common::chromium(module_path!()) else {
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let slide = "<section><pre><code class=\"language-javascript\" data-line-numbers=\"1|2-3\" data-trim>\n  first();\n  second();\n  third();\n</code></pre></section>";
+    let r = app
+        .create_deck(
+            &alice.key,
+            json!({"visibility": "all", "slides": [{"html": slide}]}),
+        )
+        .await;
+    r.expect(201);
+    let url = r.data()["url"].as_str().unwrap().to_string();
+    let chromium = Headless::launch(bin, 1280, 720).await;
+    let page = chromium.browser.new_page("about:blank").await.unwrap();
+    page.goto(format!("{url}/fullscreen")).await.unwrap();
+    until(
+        &page,
+        "typeof Reveal !== 'undefined' && Reveal.isReady()",
+        "the deck page",
+    )
+    .await;
+    let found: Vec<String> = page
+        .evaluate(
+            "(() => { const codes = [...document.querySelectorAll('.reveal pre code')]; \
+             return [String(codes.length), String(codes.filter(c => c.classList.contains('fragment')).length), \
+                     String(document.querySelectorAll('.reveal .hljs-ln').length), \
+                     codes.map(c => [...c.querySelectorAll('tr.highlight-line')].map(r => r.textContent.trim()).join('/')).join(' | '), \
+                     codes[0].querySelector('.hljs-title, .hljs-title.function_') ? 'highlighted' : 'plain', \
+                     String(Reveal.getTotalSlides()), codes[0].textContent.includes('  first') ? 'untrimmed' : 'trimmed']; })()",
+        )
+        .await
+        .unwrap()
+        .into_value()
+        .unwrap();
+    assert_eq!(found[0], "2", "the first step and one more: {found:?}");
+    assert_eq!(found[1], "1", "the second step is a fragment: {found:?}");
+    assert_eq!(found[2], "2", "both steps have line numbers: {found:?}");
+    assert_eq!(
+        found[3], "first(); | second();/third();",
+        "highlighted lines per step: {found:?}"
+    );
+    assert_eq!(found[4], "highlighted", "{found:?}");
+    assert_eq!(found[6], "trimmed", "{found:?}");
     chromium.close().await;
 }

@@ -34,9 +34,10 @@ export function dressFrame(frame, kind, deck, scale, background = {}) {
   frame.slides.style.transform = `scale(${scale})`;
 }
 
-/** Draws the code and math under `root` (render.js, loaded by the page beside the editor). */
+/** Draws the code and math under `root` (render.js, loaded by the page beside the editor);
+ * code steps show their first step. */
 export function renderSlides(root) {
-  if (window.LecternSlides) window.LecternSlides.renderSlides(root);
+  if (window.LecternSlides) window.LecternSlides.renderSlides(root, { steps: false });
 }
 
 /** Where reveal.js (`center`) puts `section` from the canvas's top: a slide without blocks is
