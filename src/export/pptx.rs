@@ -73,7 +73,7 @@ pub async fn build_pptx(
         .iter()
         .map(|m| (format!("{MEDIA_DIR}/{}", m.file_name), m.bytes.as_slice()))
         .collect();
-    let options = theme_options(d.look.theme_color.as_str());
+    let options = theme_options(d.look.theme_color.as_str(), d.look.theme_font.as_str());
     let (width, height) = (d.look.width.max(1) as u32, d.look.height.max(1) as u32);
 
     let mut requests = Vec::new();
@@ -212,24 +212,46 @@ fn picture(bytes: Option<&[u8]>, rect: Rect, rotation: f64, description: &str) -
 
 /// The text and background colours of a theme colour preset, read from the presets' CSS
 /// (`themes.css`, the one place they are written).
-fn theme_options(preset: &str) -> ReadOptions {
+fn theme_options(preset: &str, font: &str) -> ReadOptions {
     let css = crate::render::theme_css();
-    let rule = format!(".theme-{preset} {{");
-    let declarations = css
-        .lines()
-        .find_map(|l| l.trim().strip_prefix(&rule))
-        .unwrap_or_default();
-    let var = |name: &str| {
+    // A rule's declarations: `.theme-x { --lectern-bg: #fff; ... }` on one line.
+    let rule = |selector: &str| {
+        let start = format!("{selector} {{");
+        css.lines()
+            .find_map(|l| l.trim().strip_prefix(&start))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let var = |declarations: &str, name: &str| {
         declarations.split(';').find_map(|d| {
             let (k, v) = d.split_once(':')?;
-            (k.trim() == name).then(|| parse_colour(v.trim())).flatten()
+            (k.trim() == name).then(|| v.trim().to_string())
         })
     };
+    let colours = rule(&format!(".theme-{preset}"));
+    let colour = |name: &str| var(&colours, name).and_then(|v| parse_colour(&v));
+    // The first family of a font stack, as the slide names it.
+    let first = |stack: String| {
+        Some(
+            stack
+                .split(',')
+                .next()?
+                .trim()
+                .trim_matches('"')
+                .to_string(),
+        )
+    };
+    let faces = rule(&format!(".font-{font}"));
+    let face = |name: &str| var(&faces, name).and_then(first);
+    let code = rule(":root");
     ReadOptions {
-        text_colour: var("--lectern-fg"),
-        heading_colour: var("--lectern-heading"),
-        link_colour: var("--lectern-link"),
-        background: var("--lectern-bg"),
+        text_colour: colour("--lectern-fg"),
+        heading_colour: colour("--lectern-heading"),
+        link_colour: colour("--lectern-link"),
+        background: colour("--lectern-bg"),
+        font: face("--lectern-font"),
+        heading_font: face("--lectern-heading-font"),
+        code_font: var(&code, "--lectern-code-font").and_then(first),
         ..ReadOptions::default()
     }
 }
@@ -240,11 +262,19 @@ mod tests {
 
     #[test]
     fn theme_colours_come_from_the_presets_css() {
-        let o = theme_options("black-orange");
+        let o = theme_options("black-orange", "league");
         assert_eq!(o.background, parse_colour("#111111"));
         assert_eq!(o.text_colour, parse_colour("#ffffff"));
         assert_eq!(o.link_colour, parse_colour("#f58e3f"));
-        let unknown = theme_options("no-such-theme");
+        assert_eq!(o.font.as_deref(), Some("Lato"));
+        assert_eq!(o.heading_font.as_deref(), Some("League Gothic"));
+        assert_eq!(o.code_font.as_deref(), Some("JetBrains Mono"));
+        assert_eq!(
+            theme_options("white-blue", "palatino").font.as_deref(),
+            Some("Palatino Linotype")
+        );
+        let unknown = theme_options("no-such-theme", "no-such-font");
         assert_eq!(unknown.background, None);
+        assert_eq!(unknown.font, None);
     }
 }

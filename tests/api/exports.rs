@@ -534,7 +534,7 @@ async fn pptx_exports_map_blocks_to_native_shapes_and_draw_the_rest() {
             &alice.key,
             json!({"title": "Handout", "width": 960, "height": 700, "theme_color": "black-orange", "slides": [
                 {"html": blocks, "notes": "Speak slowly"},
-                {"html": "<section><h2>Agenda</h2><ul><li>First point</li><li>Second point</li></ul></section>"},
+                {"html": "<section><h2>Agenda</h2><ul><li>First point</li><li>Second <em>point</em></li></ul><pre><code>make run</code></pre></section>"},
                 {"html": "<section><h2>Figures</h2><table><tr><td>7</td><td>9</td></tr></table></section>"}
             ]}),
         )
@@ -586,7 +586,7 @@ async fn pptx_exports_map_blocks_to_native_shapes_and_draw_the_rest() {
     let slides = read["slides"].as_array().unwrap();
     assert_eq!(slides.len(), 3, "one PowerPoint slide per slide");
 
-    // Block markup: native text box, shape, and a picture of the code block.
+    // Block markup: native text box, shape, and the code block as monospace text.
     let first = &slides[0];
     assert_eq!(first["notes"], "Speak slowly");
     let shapes = first["shapes"].as_array().unwrap();
@@ -618,11 +618,29 @@ async fn pptx_exports_map_blocks_to_native_shapes_and_draw_the_rest() {
     );
     let code = shapes
         .iter()
-        .find(|s| s["image"] == "image/png")
-        .unwrap_or_else(|| panic!("the code block is not drawn: {first}"));
+        .find(|s| s["text"] == "let answer = 42;")
+        .unwrap_or_else(|| panic!("the code block is not text: {first}"));
     assert!(near(&code["left"], 80) && near(&code["top"], 400), "{code}");
+    assert_eq!(code["runs"][0]["font"], "JetBrains Mono", "{code}");
 
-    // Free HTML: text boxes; HTML that does not map: a picture of the whole slide.
+    // Free HTML: text boxes in the deck's faces, italic and code kept; HTML that does not
+    // map: a picture of the whole slide.
+    let runs: Vec<&Value> = slides[1]["shapes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["runs"].as_array().unwrap())
+        .collect();
+    let run = |text: &str| {
+        *runs
+            .iter()
+            .find(|r| r["text"] == text)
+            .unwrap_or_else(|| panic!("no run {text:?}: {runs:?}"))
+    };
+    assert_eq!(run("Agenda")["font"], "Montserrat");
+    assert_eq!(run("Agenda")["bold"], true);
+    assert_eq!(run("point")["italic"], true);
+    assert_eq!(run("make run")["font"], "JetBrains Mono");
     let agenda: Vec<&str> = slides[1]["shapes"]
         .as_array()
         .unwrap()
@@ -663,7 +681,9 @@ async fn pptx_exports_map_blocks_to_native_shapes_and_draw_the_rest() {
                 "world",
                 "Agenda",
                 "First point",
-                "Second point",
+                "Second",
+                "make run",
+                "let answer = 42;",
             ] {
                 assert!(
                     text.contains(want),

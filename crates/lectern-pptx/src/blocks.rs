@@ -18,7 +18,9 @@
 //!   (slide coordinates) with `data-line-color`, `data-line-width` and
 //!   `data-line-start-type` / `data-line-end-type`;
 //! - `image`: [`Pending::Image`] with the `<img>`'s `src`, for the caller to fetch;
-//! - anything else (`code`, `html`, `iframe`, `video`, `math`, groups, unknown types), and a
+//! - `code`: its `<pre>` as light monospace text, whitespace kept, on a dark rectangle (the
+//!   slides' code colours, without the highlighting);
+//! - anything else (`html`, `iframe`, `video`, `math`, groups, unknown types), and a
 //!   `text` or `shape` block this reader cannot map faithfully: [`Pending::Snapshot`], for
 //!   the caller to render the block with a browser and insert the picture.
 //!
@@ -35,11 +37,12 @@
 //! Items come back in paint order (by `z-index`, then document order). A block inside
 //! another block is not read on its own: the outer one (a group, say) is a snapshot.
 //!
-//! Any other slide is *free HTML*. Its top-level headings, paragraphs, blockquotes and lists
-//! (looking through wrapper `div`s) become text boxes stacked top to bottom, centred on the
-//! canvas as reveal.js centres a slide, headings at [`ReadOptions::title_px`] and the rest at
-//! [`ReadOptions::body_px`], shrunk once if they would overflow. A free slide with anything
-//! that is not text (`img`, `svg`, `table`, `pre`, `code`, `iframe`, `video`, `canvas`,
+//! Any other slide is *free HTML*. Its top-level headings, paragraphs, blockquotes, lists and
+//! code (`pre`, left-aligned) (looking through wrapper `div`s) become text boxes stacked top
+//! to bottom, centred on the canvas as reveal.js centres a slide, headings at
+//! [`ReadOptions::title_px`] and the rest at [`ReadOptions::body_px`], shrunk once if they
+//! would overflow. Runs carry the deck's faces ([`ReadOptions::font`], its heading and code
+//! faces). A free slide with anything that is not text (`img`, `svg`, `table`, `iframe`, `video`, `canvas`,
 //! nested sections, inline positioning, ...) comes back as [`SlideContent::Snapshot`]: the
 //! whole slide as one picture, its text not kept as text. So does any slide with a
 //! background image, video, iframe or gradient.
@@ -116,6 +119,25 @@ pub struct ReadOptions {
     /// `body_px`) and of everything else.
     pub title_px: f64,
     pub body_px: f64,
+    /// The deck's typefaces as the slides name them: text, headings (the text's when
+    /// `None`) and code; `None` keeps the writer's default.
+    pub font: Option<String>,
+    pub heading_font: Option<String>,
+    pub code_font: Option<String>,
+}
+
+impl ReadOptions {
+    /// The formatting text starts from: `size_px`, aligned by `align`, in the deck's colours
+    /// and faces.
+    pub(crate) fn context(&self, size_px: f64, align: Align) -> Context {
+        let mut ctx = Context::new(size_px, self.text_colour, align);
+        ctx.heading_colour = self.heading_colour;
+        ctx.link_colour = self.link_colour;
+        ctx.font = self.font.clone();
+        ctx.heading_font = self.heading_font.clone().or_else(|| self.font.clone());
+        ctx.code_font = self.code_font.clone();
+        ctx
+    }
 }
 
 impl Default for ReadOptions {
@@ -128,6 +150,9 @@ impl Default for ReadOptions {
             background: None,
             title_px: 48.0,
             body_px: 28.0,
+            font: None,
+            heading_font: None,
+            code_font: None,
         }
     }
 }
@@ -336,6 +361,7 @@ fn read_block(
     let ready = |items: Vec<Item>| Some(items.into_iter().map(Pending::Item).collect());
     match kind.as_str() {
         "text" => ready(text_block(block, content, geometry, options)?),
+        "code" => ready(code_block(content, geometry, options)?),
         "shape" => ready(vec![shape_block(block, content, geometry)?]),
         "line" | "arrow" => ready(vec![line_block(block, content, geometry, kind == "arrow")?]),
         "image" => {
@@ -358,15 +384,45 @@ fn read_block(
     }
 }
 
+/// A code block as the slides draw it (monokai): light monospace text, whitespace kept, on a
+/// dark rectangle; `None` without a `<pre>`.
+fn code_block(
+    content: ElementRef<'_>,
+    geometry: &Geometry,
+    options: &ReadOptions,
+) -> Option<Vec<Item>> {
+    let pre = content
+        .descendent_elements()
+        .find(|e| e.value().name() == "pre")?;
+    let mut ctx = options.context(options.font_px, Align::Left);
+    ctx.colour = Some(Rgb(0xf8, 0xf8, 0xf2));
+    let mut builder = Builder::default();
+    builder.node(*pre, &ctx).ok()?;
+    let background = Item::Shape(Shape {
+        kind: ShapeKind::Rectangle,
+        rect: geometry.rect,
+        rotation: geometry.rotation,
+        flip_h: false,
+        flip_v: false,
+        fill: Some(Rgb(0x27, 0x28, 0x22)),
+        stroke: None,
+    });
+    let text = Item::Text(TextBox {
+        rect: geometry.rect,
+        rotation: geometry.rotation,
+        paragraphs: builder.finish(),
+    });
+    Some(vec![background, text])
+}
+
 fn text_block(
     block: ElementRef<'_>,
     content: ElementRef<'_>,
     geometry: &Geometry,
     options: &ReadOptions,
 ) -> Option<Vec<Item>> {
-    let mut ctx = Context::new(options.font_px, options.text_colour, Align::Left);
-    ctx.heading_colour = options.heading_colour;
-    ctx.link_colour = options.link_colour;
+    // Block text is centred unless it says otherwise, as the slides draw it.
+    let mut ctx = options.context(options.font_px, Align::Center);
     ctx.apply_style(&block);
     if content.id() != block.id() {
         ctx.apply_style(&content);

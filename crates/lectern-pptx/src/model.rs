@@ -163,6 +163,9 @@ pub struct Run {
     pub colour: Option<Rgb>,
     /// A hyperlink target (an absolute URL, say).
     pub link: Option<String>,
+    /// The typeface, named as on the slide ("Montserrat", "JetBrains Mono"); `None` keeps the
+    /// master's.
+    pub font: Option<String>,
 }
 
 impl Run {

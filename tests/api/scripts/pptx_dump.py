@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints what python-pptx reads in a .pptx as JSON, for the export tests to check: the
 slide size, and per slide its notes and shapes (kind, auto-shape type, place in EMU, text,
-runs with bold and size in points and colour, fill colour, picture content type).
+runs with bold, italic, typeface, size in points and colour, fill colour, picture content type).
 
 Usage: pptx_dump.py FILE.pptx
 """
@@ -40,6 +40,8 @@ def shape_of(s):
                     {
                         "text": r.text,
                         "bold": bool(r.font.bold),
+                        "italic": bool(r.font.italic),
+                        "font": r.font.name,
                         "size_pt": r.font.size.pt if r.font.size else None,
                         "colour": colour(r.font.color),
                     }

@@ -14,12 +14,7 @@ pub(super) fn free_html(
 
     // Chunks: (paragraphs, is a heading); each becomes one text box.
     let mut chunks: Vec<Vec<Paragraph>> = Vec::new();
-    let base = |size: f64, align: Align| {
-        let mut ctx = Context::new(size, options.text_colour, align);
-        ctx.heading_colour = options.heading_colour;
-        ctx.link_colour = options.link_colour;
-        ctx
-    };
+    let base = |size: f64, align: Align| options.context(size, align);
     let mut section_ctx = base(options.body_px, Align::Center);
     section_ctx.apply_style(&section);
     collect_chunks(section, &section_ctx, options, &base, &mut chunks).ok()?;
@@ -35,7 +30,7 @@ pub(super) fn all_text(parent: ElementRef<'_>) -> bool {
             return true;
         }
         let name = e.value().name();
-        if text::is_unmappable(name) || matches!(name, "pre" | "code" | "kbd" | "samp") {
+        if text::is_unmappable(name) {
             return false;
         }
         let positioned = e.value().attr("style").is_some_and(|style| {
@@ -103,7 +98,7 @@ pub(super) fn collect_chunks(
                     };
                     base(size / scale, ctx.align)
                 }
-                None if matches!(name, "ul" | "ol") => base(options.body_px, Align::Left),
+                None if matches!(name, "ul" | "ol" | "pre") => base(options.body_px, Align::Left),
                 None => base(options.body_px, ctx.align),
             };
             chunk_ctx.colour = ctx.colour;
@@ -126,7 +121,7 @@ pub(super) fn is_chunk(name: &str) -> bool {
     text::heading_scale(name).is_some()
         || matches!(
             name,
-            "p" | "ul" | "ol" | "blockquote" | "dl" | "figure" | "address" | "details"
+            "p" | "ul" | "ol" | "pre" | "blockquote" | "dl" | "figure" | "address" | "details"
         )
 }
 

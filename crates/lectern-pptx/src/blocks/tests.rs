@@ -193,7 +193,8 @@ fn default_size_headings_breaks_and_lists() {
     );
     assert_eq!((ps[8].text(), ps[8].list), ("second".into(), numbered(0)));
     assert_eq!(ps.len(), 9);
-    assert!(ps.iter().all(|p| p.align == Align::Left));
+    // Block text is centred, as the slides draw it.
+    assert!(ps.iter().all(|p| p.align == Align::Center));
 }
 
 #[test]
@@ -203,7 +204,7 @@ fn alignment_per_paragraph() {
         block(
             "text",
             "left:0;top:0;width:500px;height:300px",
-            "<p style=\"text-align:right\">r</p><p style=\"text-align: justify\">j</p><p align=\"center\">c</p><p>l</p>"
+            "<p style=\"text-align:right\">r</p><p style=\"text-align: justify\">j</p><p align=\"center\">c</p><p style=\"text-align: left\">l</p>"
         )
     );
     let items = items(&html);
@@ -470,9 +471,9 @@ fn images_and_snapshots_keep_block_indexes() {
             "<img src=\"https://images.example.org/logo.png\" alt=\"Logo\">",
         ),
         block(
-            "code",
+            "math",
             "left: 1px; top: 2px; width: 3px; height: 4px",
-            "<pre><code>fn main() {}</code></pre>",
+            "<span class=\"math\">x^2</span>",
         ),
         block(
             "iframe",
@@ -630,8 +631,6 @@ fn free_html_with_anything_else_is_a_snapshot() {
         "<p>x <img src=\"a.png\"></p>",
         "<svg></svg>",
         "<table><tr><td>1</td></tr></table>",
-        "<pre>code</pre>",
-        "<p><code>x</code></p>",
         "<iframe src=\"x\"></iframe>",
         "<video src=\"x\"></video>",
         "<canvas></canvas>",
@@ -746,4 +745,77 @@ fn drawings_that_cannot_be_mapped_are_snapshots() {
 fn hidden_content_does_not_stop_free_html() {
     let html = "<section><h2>T</h2><aside class=\"notes\"><img src=\"x.png\"></aside><script>var x;</script></section>";
     assert_eq!(items(html).len(), 1);
+}
+
+#[test]
+fn free_html_code_and_faces_stay_text() {
+    let html = "<section><h2>Title <em>here</em></h2><p>Call <code>f()</code> <strong>now</strong></p>\
+                <pre><code>fn main() {\n    go();\n}</code></pre></section>";
+    let options = ReadOptions {
+        font: Some("Montserrat".into()),
+        heading_font: Some("League Gothic".into()),
+        code_font: Some("JetBrains Mono".into()),
+        ..ReadOptions::default()
+    };
+    let SlideContent::Items { items, .. } = read_slide_with(html, W, H, &options) else {
+        panic!("free HTML with code is text, not a picture");
+    };
+    let runs: Vec<(String, Option<String>, bool, bool)> = items
+        .iter()
+        .flat_map(|i| text(i).paragraphs.iter().flat_map(|p| p.runs.clone()))
+        .map(|r| (r.text, r.font, r.bold, r.italic))
+        .collect();
+    let face = |s: &str| Some(s.to_string());
+    assert_eq!(
+        runs[0],
+        ("Title ".into(), face("League Gothic"), true, false)
+    );
+    assert_eq!(runs[1], ("here".into(), face("League Gothic"), true, true));
+    assert!(runs.contains(&("f()".into(), face("JetBrains Mono"), false, false)));
+    assert!(runs.contains(&("now".into(), face("Montserrat"), true, false)));
+    let code = text(items.last().unwrap());
+    assert_eq!(code.paragraphs[0].align, Align::Left);
+    assert_eq!(
+        code.paragraphs[0].text(),
+        "fn main() {\n    go();\n}",
+        "whitespace kept"
+    );
+    assert!(
+        code.paragraphs[0]
+            .runs
+            .iter()
+            .all(|r| r.font == face("JetBrains Mono"))
+    );
+}
+
+#[test]
+fn a_code_block_is_monospace_text_on_a_dark_rectangle() {
+    let html = format!(
+        "<section>{}</section>",
+        block(
+            "code",
+            "left: 10px; top: 20px; width: 400px; height: 200px",
+            "<pre><code class=\"language-rust\">fn main() {\n    go();\n}</code></pre>",
+        )
+    );
+    let options = ReadOptions {
+        code_font: Some("JetBrains Mono".into()),
+        ..ReadOptions::default()
+    };
+    let SlideContent::Items { items, .. } = read_slide_with(&html, W, H, &options) else {
+        panic!("a code block maps");
+    };
+    let Pending::Item(Item::Shape(back)) = &items[0] else {
+        panic!("no background: {items:?}");
+    };
+    assert_eq!(back.fill, Some(Rgb(0x27, 0x28, 0x22)));
+    let code = text(&items[1]);
+    assert_eq!(code.rect, Rect::new(10.0, 20.0, 400.0, 200.0));
+    assert_eq!(code.paragraphs[0].text(), "fn main() {\n    go();\n}");
+    assert!(
+        code.paragraphs[0]
+            .runs
+            .iter()
+            .all(|r| { r.font.as_deref() == Some("JetBrains Mono") && r.size_px == Some(22.0) })
+    );
 }

@@ -329,13 +329,21 @@ pub(super) fn run_properties(out: &mut String, run: &Run, link_rid: Option<&str>
         out.push_str(" strike=\"sngStrike\"");
     }
     out.push_str(" dirty=\"0\"");
-    if run.colour.is_none() && link_rid.is_none() {
+    if run.colour.is_none() && link_rid.is_none() && run.font.is_none() {
         out.push_str("/>");
         return;
     }
     out.push('>');
     if let Some(colour) = run.colour {
         solid_fill(out, colour);
+    }
+    if let Some(font) = &run.font {
+        let font = crate::xml::escape(font);
+        write!(
+            out,
+            "<a:latin typeface=\"{font}\"/><a:cs typeface=\"{font}\"/>"
+        )
+        .expect("writing to a String never fails");
     }
     if let Some(rid) = link_rid {
         write!(out, "<a:hlinkClick r:id=\"{rid}\"/>").expect("writing to a String never fails");

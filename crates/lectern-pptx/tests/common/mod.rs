@@ -16,7 +16,7 @@ pub const WIDTH: u32 = 960;
 pub const HEIGHT: u32 = 700;
 
 /// The editor's kind of slide: text with formatting, the three CSS shapes, a line, an
-/// arrow, an image and a code block (a snapshot).
+/// arrow, an image and an embedded page (a snapshot).
 pub const BLOCK_SLIDE: &str = r##"<section data-background-color="#112233">
 <div class="sl-block" data-block-type="text" data-block-id="t1" style="left: 80px; top: 60px; width: 400px; height: 160px; z-index: 1; transform: rotate(15deg);"><div class="sl-block-content" style="font-size: 32px; color: #ff0000; text-align: center;"><h2>Title <strong>bold</strong></h2><p>Para <em>it</em> <u>u</u> <a href="https://example.org/a b">link</a></p><ul><li>one</li></ul></div></div>
 <div class="sl-block" data-block-type="shape" data-block-id="s1" style="left: 520px; top: 40px; width: 160px; height: 100px;"><div class="sl-block-content" data-shape-type="rect" style="width: 100%; height: 100%; background-color: #2a76dd; border: 4px solid #ffffff"></div></div>
@@ -26,7 +26,7 @@ pub const BLOCK_SLIDE: &str = r##"<section data-background-color="#112233">
 <div class="sl-block" data-block-type="line" data-block-id="l1" style="left: 80px; top: 400px; width: 300px; height: 40px;"><div class="sl-block-content"><svg xmlns="http://www.w3.org/2000/svg" width="100%" height="100%" viewBox="0 0 300 40" preserveAspectRatio="none"><line x1="0" y1="20" x2="300" y2="20" stroke="#ffffff" stroke-width="4"></line></svg></div></div>
 <div class="sl-block" data-block-type="line" data-block-id="l2" style="left: 80px; top: 460px; width: 300px; height: 40px;"><div class="sl-block-content"><svg xmlns="http://www.w3.org/2000/svg" width="100%" height="100%" viewBox="0 0 300 40" preserveAspectRatio="none"><line x1="0" y1="20" x2="284" y2="20" stroke="#ff8800" stroke-width="4"></line><polygon points="300,20 282,10 282,30" fill="#ff8800"></polygon></svg></div></div>
 <div class="sl-block" data-block-type="image" data-block-id="i1" style="left: 520px; top: 300px; width: 160px; height: 120px;"><div class="sl-block-content"><img src="https://images.example.org/red.png" alt="A red square"></div></div>
-<div class="sl-block" data-block-type="code" data-block-id="c1" style="left: 700px; top: 300px; width: 200px; height: 120px;"><div class="sl-block-content"><pre><code>fn main() {}</code></pre></div></div>
+<div class="sl-block" data-block-type="iframe" data-block-id="c1" style="left: 700px; top: 300px; width: 200px; height: 120px;"><div class="sl-block-content"><iframe src="https://example.com/"></iframe></div></div>
 </section>"##;
 
 /// A free reveal.js slide.
