@@ -132,8 +132,12 @@ pub async fn run(opts: &StorageOptions, cmd: AdminCommand) -> anyhow::Result<()>
                 import::parse_markdown(&text)
             }
             .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let dropped = parsed.dropped.clone();
             let id = core.admin().import_deck(&username, parsed).await?;
             println!("{id}");
+            for what in dropped {
+                eprintln!("dropped: {what}");
+            }
         }
         AdminCommand::AddToTeam { username, team } => {
             core.admin().add_to_team(&username, &team).await?

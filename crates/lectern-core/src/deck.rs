@@ -182,6 +182,23 @@ impl DeckLook {
         over_default_look(text)
     }
 
+    /// This look with one setting changed, checked as `update_deck` checks the settings it
+    /// takes; the others (`transition`, `rtl`, ... which only imports set) by their type.
+    pub fn with_setting(&self, key: &str, value: &Value) -> Result<DeckLook> {
+        if DECK_FIELDS.contains(&key) {
+            return Ok(self.patched(&DeckPatch::from_json(Some(
+                serde_json::json!({ key: value.clone() }),
+            ))?));
+        }
+        if !DeckLook::has(key) {
+            return Err(Error::invalid(format!("'{key}' is not a deck setting")));
+        }
+        let invalid = |e: serde_json::Error| Error::invalid(format!("'{key}': {e}"));
+        let mut look = serde_json::to_value(self).map_err(invalid)?;
+        look[key] = value.clone();
+        serde_json::from_value(look).map_err(invalid)
+    }
+
     /// Whether `key` names one of the settings.
     fn has(key: &str) -> bool {
         static KEYS: std::sync::LazyLock<Vec<String>> =

@@ -81,7 +81,7 @@ impl Lectern {
         imported: ImportedDeck,
     ) -> Result<DeckMeta> {
         caller.require(Scope::Manage)?;
-        let new = imported_deck(&imported.title)?;
+        let new = imported_deck(&imported)?;
         let (record, _) = self
             .insert_deck(&caller.author(), new, imported.stacks)
             .await?;
@@ -96,7 +96,7 @@ impl Lectern {
             .find_user_by_username(username)
             .await?
             .ok_or_else(|| Error::not_found(format!("no account named {username:?}")))?;
-        let new = imported_deck(&imported.title)?;
+        let new = imported_deck(&imported)?;
         let (record, _) = self
             .insert_deck(&Author::admin(user.id), new, imported.stacks)
             .await?;
@@ -291,11 +291,15 @@ impl Lectern {
 
 /// The settings of a deck made from an imported file: the creation defaults, titled after
 /// the file's title (cut to the limit) when it has one.
-fn imported_deck(title: &str) -> Result<NewDeck> {
+fn imported_deck(imported: &ImportedDeck) -> Result<NewDeck> {
     let mut new = NewDeck::from_json(None)?;
-    let title: String = title.chars().take(MAX_TITLE_CHARS).collect();
+    let title: String = imported.title.chars().take(MAX_TITLE_CHARS).collect();
     if !title.trim().is_empty() {
         new.title = title;
+    }
+    // The settings the file gave (the importer kept only valid ones).
+    for (key, value) in &imported.settings {
+        new.look = new.look.with_setting(key, value)?;
     }
     Ok(new)
 }
