@@ -18,6 +18,7 @@ import { ToolbarView } from "./view/toolbar.js";
 import { PanelsView } from "./view/panels.js";
 import { imageTools, settingsPanel, sharePanel } from "./view/deck-panels.js";
 import { addSlide, deleteSlide, duplicateSlide, groupBelow, groupOut, moveSlide } from "./actions/slides.js";
+import { renderWhenLoaded } from "./view/slide-frame.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -38,7 +39,12 @@ async function start() {
   const panels = new PanelsView(store, data.view_url);
   const saver = new Saver(store, api, panels);
   const canvas = new CanvasView($("canvas"), store, { editFree: () => panels.editFree() });
-  new SlideListView($("slide-list"), store, saver);
+  const list = new SlideListView($("slide-list"), store, saver);
+  // Code and math drawn late move what reveal.js centres: place the slides again.
+  renderWhenLoaded(() => {
+    canvas.draw(store.state);
+    list.centre(store.state);
+  });
   new ToolbarView(store, canvas, panels);
   settingsPanel(store, saver, data.choices);
   sharePanel(api, panels);

@@ -215,7 +215,9 @@ async fn editor_picture(page: &Page, id: &str, name: &str) -> image::RgbaImage {
     }
     assert!(clicked, "slide {id} cannot be clicked in the list");
     let shown = format!(
-        "document.querySelector('.slide-item[aria-current=true]')?.dataset.slideId === '{id}' && document.fonts.status === 'loaded' && !document.querySelector('.canvas-selected')"
+        "document.querySelector('.slide-item[aria-current=true]')?.dataset.slideId === '{id}' && document.fonts.status === 'loaded' && !document.querySelector('.canvas-selected') \
+         && !!window.LecternSlides && !document.querySelector('.canvas pre code:not([data-highlighted])') \
+         && !['\\\\(', '$$'].some(d => document.querySelector('.canvas').textContent.includes(d))"
     );
     until(page, &shown, "the editor showing the slide").await;
     page.evaluate("(() => { document.activeElement.blur(); document.getElementById('canvas').scrollIntoView(); return true; })()")

@@ -35,9 +35,21 @@ export function dressFrame(frame, kind, deck, scale, background = {}) {
 }
 
 /** Draws the code and math under `root` (render.js, loaded by the page beside the editor);
- * code steps show their first step. */
+ * code steps show their first step. Until that script has arrived, nothing: see
+ * `renderWhenLoaded`. */
 export function renderSlides(root) {
   if (window.LecternSlides) window.LecternSlides.renderSlides(root, { steps: false });
+}
+
+/** Draws the code and math of the slides already on the page once render.js arrives (it
+ * loads beside the editor's script, which does not wait for it), then `after()`. */
+export function renderWhenLoaded(after) {
+  const script = document.getElementById("slides-script");
+  if (window.LecternSlides || !script) return;
+  script.addEventListener("load", () => {
+    for (const section of document.querySelectorAll(".slide-frame .slides > section")) renderSlides(section);
+    after();
+  });
 }
 
 /** Where reveal.js (`center`) puts `section` from the canvas's top: a slide without blocks is
