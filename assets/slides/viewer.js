@@ -5,7 +5,10 @@
 
 /* global Reveal, RevealNotes, LecternSlides */
 const cfg = JSON.parse(document.getElementById("lectern-config").textContent);
-for (const slides of document.querySelectorAll(".reveal .slides")) LecternSlides.renderSlides(slides);
+// Without it (a page that does not load it), slides still present, their code and math raw.
+if (typeof LecternSlides !== "undefined") {
+  for (const slides of document.querySelectorAll(".reveal .slides")) LecternSlides.renderSlides(slides);
+}
 const options = Object.assign({}, cfg.reveal, { plugins: [RevealNotes] });
 // The main deck is the global Reveal (the first .reveal on the page), as tools that drive
 // reveal.js decks (decktape, the notes plugin) expect.

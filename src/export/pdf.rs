@@ -523,7 +523,7 @@ mod tests {
             b"<!doctype html><html><head><link rel=\"stylesheet\" href=\"reveal/reveal.css\"></head>\
               <body><div class=\"reveal main\"><div class=\"slides\"><section><h1>Hi</h1></section></div></div>\
               <script id=\"lectern-config\" type=\"application/json\">{\"mode\":\"view\",\"reveal\":{\"width\":1280,\"height\":720}}</script>\
-              <script src=\"reveal/reveal.js\"></script><script src=\"reveal/plugin/notes.js\"></script><script src=\"web/viewer.js\"></script></body></html>"
+              <script src=\"reveal/reveal.js\"></script><script src=\"reveal/plugin/notes.js\"></script><script src=\"web/slides.js\"></script><script src=\"web/viewer.js\"></script></body></html>"
                 .to_vec(),
         ));
         files
