@@ -132,7 +132,7 @@ async fn type_into(page: &Page, selector: &str, text: &str) {
 }
 
 /// Signs in through the form as a person would; ends on the home page.
-async fn sign_in(page: &Page, app: &TestApp, user: &TestUser) {
+pub(crate) async fn sign_in(page: &Page, app: &TestApp, user: &TestUser) {
     page.goto(format!("{}/login", app.base)).await.unwrap();
     page.wait_for_navigation().await.unwrap();
     type_into(page, "input[name=username]", &user.username).await;

@@ -12,7 +12,8 @@ use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverridePar
 use chromiumoxide::page::ScreenshotParams;
 use serde_json::json;
 
-use crate::common::{Headless, TestApp, TestUser};
+use crate::common::{Headless, TestApp};
+use crate::editor::sign_in;
 
 const WIDTH: u32 = 960;
 const HEIGHT: u32 = 700;
@@ -272,25 +273,6 @@ fn pdf_fonts(pdf: &[u8]) -> String {
         .output()
         .expect("pdffonts (poppler-utils) runs");
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-async fn sign_in(page: &Page, app: &TestApp, user: &TestUser) {
-    page.goto(format!("{}/login", app.base)).await.unwrap();
-    page.wait_for_navigation().await.unwrap();
-    for (field, value) in [
-        ("input[name=username]", user.username.as_str()),
-        ("input[name=password]", "a long password"),
-    ] {
-        let input = page.find_element(field).await.unwrap();
-        input.click().await.unwrap().type_str(value).await.unwrap();
-    }
-    page.find_element("button[type=submit]")
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    until(page, "document.title.includes('Your decks')", "signing in").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
