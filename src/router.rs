@@ -85,7 +85,10 @@ fn web_pages(state: &AppState) -> Router<AppState> {
     Router::new()
         .route("/", get(web::home::home))
         .route("/web/decks/new", post(web::home::create_deck))
-        .route("/web/decks/import", post(web::home::import_deck))
+        .route(
+            "/web/decks/import",
+            post(web::home::import_deck).layer(DefaultBodyLimit::max(web::home::MAX_IMPORT_BYTES)),
+        )
         .route("/web/decks/{id}/trash", post(web::home::trash_deck))
         .route("/web/decks/{id}/recover", post(web::home::recover_deck))
         .route(

@@ -26,7 +26,12 @@ function drawCode(code, steps) {
   const lines = code.getAttribute("data-line-numbers");
   if (!steps && lines && lines.includes("|")) code.setAttribute("data-line-numbers", lines.split("|")[0]);
   if (code.hasAttribute("data-trim")) code.textContent = trimCode(code.textContent);
-  else if (code.children.length && !code.hasAttribute("data-noescape")) code.textContent = code.innerHTML;
+  else if (code.children.length && !code.hasAttribute("data-noescape")) {
+    // Markup written inside code shows as written, as reveal.js does; code that another tool
+    // already marked up (pandoc's, Shiki's spans and line anchors) is highlighted from its text.
+    const marked = [...code.querySelectorAll("*")].every((e) => e.tagName === "SPAN" || e.tagName === "A");
+    code.textContent = marked ? code.textContent : code.innerHTML;
+  }
   highlight.highlightBlock(code);
 }
 

@@ -2,9 +2,10 @@
 //! server uses. Each command prints only its result on stdout.
 
 use clap::Subcommand;
+use lectern_core::Lectern;
 use lectern_core::secret::Secret;
+use lectern_core::service::ImportFormat;
 use lectern_core::service::NewUser;
-use lectern_core::{Lectern, import};
 
 use lectern_core::store::dump;
 
@@ -51,11 +52,13 @@ pub enum AdminCommand {
         #[arg(long, default_value = "")]
         label: String,
     },
-    /// Create a deck from a reveal.js HTML document or a Markdown file; prints its id.
+    /// Create a deck from a reveal.js HTML document, a Markdown file or a ZIP of a
+    /// presentation folder; prints its id (and what the import dropped, on stderr).
     ImportDeck {
         #[arg(long)]
         username: String,
-        /// The file to import (`.html`/`.htm` as reveal.js HTML, anything else by content).
+        /// The file to import (`.html`/`.htm` as reveal.js HTML, `.md` as Markdown, anything
+        /// else by content: a ZIP, HTML or Markdown).
         file: std::path::PathBuf,
     },
     /// Copy all data from one database into an empty one (SQLite <-> PostgreSQL), then
@@ -119,23 +122,20 @@ pub async fn run(opts: &StorageOptions, cmd: AdminCommand) -> anyhow::Result<()>
             println!("{}", key.expose());
         }
         AdminCommand::ImportDeck { username, file } => {
-            let text = std::fs::read_to_string(&file)
+            let bytes = std::fs::read(&file)
                 .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", file.display()))?;
-            let is_html = match file.extension().and_then(|e| e.to_str()) {
-                Some("html" | "htm") => true,
-                Some("md" | "markdown") => false,
-                _ => import::looks_like_html(&text),
+            let format = match file.extension().and_then(|e| e.to_str()) {
+                Some("html" | "htm") => ImportFormat::Html,
+                Some("md" | "markdown") => ImportFormat::Markdown,
+                _ => ImportFormat::Guess,
             };
-            let parsed = if is_html {
-                import::parse_reveal_html(&text)
-            } else {
-                import::parse_markdown(&text)
-            }
-            .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-            let dropped = parsed.dropped.clone();
-            let id = core.admin().import_deck(&username, parsed).await?;
-            println!("{id}");
-            for what in dropped {
+            let imported = core
+                .admin()
+                .import_deck(&username, bytes, format)
+                .await
+                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            println!("{}", imported.deck);
+            for what in imported.dropped {
                 eprintln!("dropped: {what}");
             }
         }

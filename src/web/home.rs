@@ -11,7 +11,6 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lectern_core::auth::Caller;
 use lectern_core::ids::DeckId;
-use lectern_core::import;
 use lectern_core::params::Paging;
 use lectern_core::store::SessionInfo;
 use lectern_core::views::DeckMeta;
@@ -111,8 +110,8 @@ fn new_deck_panel(csrf: &str) -> String {
          <input name=\"title\" maxlength=\"255\" placeholder=\"Untitled\"></label> \
          <button type=\"submit\">Create a blank deck</button></form>\
          <form method=\"post\" action=\"/web/decks/import\" enctype=\"multipart/form-data\">{csrf}\
-         <label>From a file (reveal.js HTML or Markdown) \
-         <input type=\"file\" name=\"file\" accept=\".html,.htm,.md,.markdown,.txt,text/html,text/markdown\" required></label> \
+         <label>From a file (reveal.js HTML, Markdown, or a ZIP of a reveal.js folder) \
+         <input type=\"file\" name=\"file\" accept=\".html,.htm,.md,.markdown,.txt,.zip,text/html,text/markdown,application/zip\" required></label> \
          <button type=\"submit\">Import</button></form></div></section>"
     )
 }
@@ -288,6 +287,9 @@ pub async fn create_deck(
     }
 }
 
+/// The largest upload the import takes (a ZIP of a presentation folder with its images).
+pub const MAX_IMPORT_BYTES: usize = 64 * 1024 * 1024;
+
 /// POST `/web/decks/import` (multipart: `csrf_token`, `file`): a deck from a reveal.js HTML
 /// or Markdown file, then its editor.
 pub async fn import_deck(
@@ -321,23 +323,34 @@ pub async fn import_deck(
     let Some(bytes) = file.filter(|b| !b.is_empty()) else {
         return error_page(StatusCode::UNPROCESSABLE_ENTITY, "Choose a file to import.");
     };
-    let Ok(text) = std::str::from_utf8(&bytes) else {
-        return error_page(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "The file is not UTF-8 text: import a reveal.js HTML or Markdown file.",
-        );
-    };
-    let text = text.to_string();
-    let imported = lectern_core::cpu::sized(text.len(), move || import::parse_file(&text)).await;
     let caller = state.core.web_caller(&session);
-    let created = match imported {
-        Ok(imported) => state.core.import_deck_for(&caller, imported).await,
-        Err(e) => Err(e),
-    };
-    match created {
-        Ok(meta) => see_other(&meta.urls.edit),
+    match state.core.import_deck_for(&caller, bytes.to_vec()).await {
+        Ok(imported) if imported.dropped.is_empty() => see_other(&imported.deck.urls.edit),
+        Ok(imported) => imported_page(&imported.deck, &imported.dropped, &session),
         Err(e) => core_error_page(e, "the home page"),
     }
+}
+
+/// After an import that left something out: what it was, and the way on to the editor.
+fn imported_page(deck: &DeckMeta, dropped: &[String], session: &SessionInfo) -> Response {
+    let items: String = dropped
+        .iter()
+        .map(|d| format!("<li>{}</li>", escape(d)))
+        .collect();
+    signed_in_page(
+        StatusCode::OK,
+        "Deck imported",
+        &format!(
+            "<section class=\"panel\"><h1>{} is imported</h1>\
+             <p>{} slides. The import left out what Lectern does not keep:</p><ul class=\"dropped\">{items}</ul>\
+             <p><a class=\"button\" href=\"{}\">Open the editor</a> <a href=\"{}\">View the deck</a></p></section>",
+            escape(&deck.title),
+            deck.slide_count,
+            escape(&deck.urls.edit),
+            escape(&deck.urls.default),
+        ),
+        session,
+    )
 }
 
 /// POST `/web/decks/{id}/trash` and `/web/decks/{id}/recover`.

@@ -581,6 +581,20 @@ impl TestApp {
         panic!("the export never finished");
     }
 
+    /// The file of a finished export of `deck` with `body` (`{"format": ...}`).
+    pub async fn exported_file(&self, user: &TestUser, deck: i64, body: Value) -> Vec<u8> {
+        let done = self.finished_export(user, deck, body).await;
+        assert_eq!(done["status"], "completed", "{done}");
+        let url = done["download_url"].as_str().unwrap();
+        reqwest::get(url)
+            .await
+            .unwrap()
+            .bytes()
+            .await
+            .unwrap()
+            .to_vec()
+    }
+
     // One helper per operation.
 
     pub async fn users_get(&self, key: &str) -> Resp {
@@ -757,12 +771,16 @@ impl TestApp {
 
     /// Imports a Markdown deck for `user` through the core (as `admin import-deck` does).
     pub async fn import_markdown(&self, user: &TestUser, markdown: &str) -> i64 {
-        let parsed = lectern_core::import::parse_markdown(markdown).expect("valid markdown");
         self.core
             .admin()
-            .import_deck(&user.username, parsed)
+            .import_deck(
+                &user.username,
+                markdown.as_bytes().to_vec(),
+                lectern_core::service::ImportFormat::Markdown,
+            )
             .await
             .expect("the import works")
+            .deck
     }
 
     pub async fn recover_deck(&self, key: &str, id: impl std::fmt::Display) -> Resp {

@@ -24,6 +24,7 @@ mod oauth_register;
 mod object_store;
 mod openapi;
 mod rate_limit;
+mod real_decks;
 mod render_network;
 mod rendering;
 mod revisions;

@@ -5,7 +5,7 @@ use lectern_core::Lectern;
 use lectern_core::deck::NewDeck;
 use lectern_core::oauth::{AuthorizeParams, ClientAuth};
 use lectern_core::secret::Secret;
-use lectern_core::service::NewUser;
+use lectern_core::service::{ImportFormat, NewUser};
 use lectern_core::store::dump::{TABLES, summarize};
 use serde_json::json;
 use tokio::process::Command;
@@ -78,9 +78,10 @@ async fn a_round_trip_through_postgres_keeps_every_row() {
     let md = "# Intro\n\nNote: hi\n---\n## A\n--\n## B\n";
     let grouped = core
         .admin()
-        .import_deck("alice", lectern_core::import::parse_markdown(md).unwrap())
+        .import_deck("alice", md.into(), ImportFormat::Markdown)
         .await
-        .unwrap();
+        .unwrap()
+        .deck;
     let caller = core.authenticate_bearer(key.expose()).await.unwrap();
     let png = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -231,8 +232,12 @@ async fn a_row_with_a_nul_is_reported_before_anything_is_copied_and_a_rerun_succ
         })
         .await
         .unwrap();
-    let imported = lectern_core::import::parse_markdown("# A slide").unwrap();
-    let deck = core.admin().import_deck("nul", imported).await.unwrap();
+    let deck = core
+        .admin()
+        .import_deck("nul", "# A slide".into(), ImportFormat::Markdown)
+        .await
+        .unwrap()
+        .deck;
     let sqlite = sqlx::SqlitePool::connect(&source).await.unwrap();
     sqlx::query("UPDATE decks SET title = 'bad' || char(0) || 'title' WHERE id = $1")
         .bind(deck)

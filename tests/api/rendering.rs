@@ -108,7 +108,7 @@ async fn viewport(page: &Page, width: u32, height: u32) {
 }
 
 /// Evaluates `js` until it is true.
-async fn until(page: &Page, js: &str, what: &str) {
+pub(crate) async fn until(page: &Page, js: &str, what: &str) {
     for _ in 0..200 {
         if let Ok(v) = page.evaluate(js).await
             && v.into_value::<bool>().unwrap_or(false)

@@ -25,6 +25,7 @@ export function deckSize(deck) {
  * `data-background-color` and `-image`), at `scale`. */
 export function dressFrame(frame, kind, deck, scale, background = {}) {
   const { width, height } = deckSize(deck);
+  deckStyle(deck);
   frame.root.className = `reveal slide-frame ${kind} theme-${deck.theme_color} font-${deck.theme_font}`;
   frame.root.style.setProperty("--lectern-slide-height", `${height}px`);
   frame.root.style.backgroundColor = background.color || "";
@@ -32,6 +33,21 @@ export function dressFrame(frame, kind, deck, scale, background = {}) {
   frame.slides.style.width = `${width}px`;
   frame.slides.style.height = `${height}px`;
   frame.slides.style.transform = `scale(${scale})`;
+}
+
+/** The deck's own CSS (an imported theme's look, its `<style>`), as the deck pages apply it,
+ * limited to the slides drawn on this page (the scope is each frame's parent, so that the
+ * frame itself, the `.reveal`, is inside it). Set as text, never parsed as HTML. */
+export function deckStyle(deck) {
+  const css = (deck && deck.css) || "";
+  let style = document.getElementById("deck-css");
+  if (!style) {
+    style = document.createElement("style");
+    style.id = "deck-css";
+    document.head.append(style);
+  }
+  const scoped = css ? `@scope (:has(> .slide-frame)) {\n${css}\n}` : "";
+  if (style.textContent !== scoped) style.textContent = scoped;
 }
 
 /** Draws the code and math under `root` (render.js, loaded by the page beside the editor);

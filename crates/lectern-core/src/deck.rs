@@ -238,6 +238,8 @@ pub struct NewDeck {
     pub description: String,
     pub visibility: Visibility,
     pub look: DeckLook,
+    /// The deck's CSS (read-only in the interface: only an import gives one), cleaned.
+    pub css: String,
     pub slides: Vec<NewSlide>,
 }
 
@@ -317,6 +319,7 @@ impl NewDeck {
             title: common.title.unwrap_or_else(|| defaults::TITLE.to_string()),
             description: common.description.unwrap_or_default(),
             visibility: common.visibility.unwrap_or(defaults::VISIBILITY),
+            css: defaults::CSS.to_string(),
             slides,
         })
     }

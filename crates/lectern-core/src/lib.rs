@@ -4,6 +4,7 @@
 
 pub mod auth;
 pub mod cpu;
+pub mod css;
 pub mod error;
 pub mod guard;
 pub mod html;

@@ -4,7 +4,7 @@
 
 use async_trait::async_trait;
 use lectern_core::auth::Author;
-use lectern_core::deck::{DeckPatch, defaults, numbered_slug};
+use lectern_core::deck::{DeckPatch, numbered_slug};
 use lectern_core::params::Paging;
 use lectern_core::revision::{DeckSettings, Operation, WriteContext};
 use lectern_core::store::{DeckListKind, DeckListRecord, DeckRecord, DeckStore, NewDeckRecord};
@@ -246,7 +246,7 @@ impl DeckStore for SqlStore {
             description: deck.description,
             slug,
             visibility: deck.visibility,
-            css: defaults::CSS.into(),
+            css: deck.css,
             look: deck.look,
             created_at: time(at),
             updated_at: time(at),

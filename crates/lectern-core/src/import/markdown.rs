@@ -336,5 +336,10 @@ pub fn parse_markdown(text: &str) -> Result<ImportedDeck> {
     {
         settings.insert("title".into(), json!(t));
     }
-    Ok(ImportedDeck::new(parsed.stacks, settings, dropped))
+    Ok(ImportedDeck::new(
+        parsed.stacks,
+        settings,
+        String::new(),
+        dropped,
+    ))
 }

@@ -6,15 +6,18 @@
 //! What an import cannot keep (scripts, plugins, settings Lectern has no field for) is named
 //! in [`ImportedDeck::dropped`], never dropped silently.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::deck::{DeckLook, NewSlide};
 
+pub mod archive;
 mod markdown;
 mod reveal;
+mod themes;
 
 pub use markdown::parse_markdown;
 pub use reveal::parse_reveal_html;
+use themes::{theme_css, theme_settings};
 
 /// A parsed presentation.
 #[derive(Debug, Clone)]
@@ -25,6 +28,9 @@ pub struct ImportedDeck {
     pub stacks: Vec<Vec<NewSlide>>,
     /// Deck settings the file gave, as `create_deck` fields (`theme_color`, `width`, ...).
     pub settings: Map<String, Value>,
+    /// The deck's CSS: the source theme's look and the document's own `<style>`, cleaned
+    /// ([`crate::css::clean`]).
+    pub css: String,
     /// What the import could not keep, one line each.
     pub dropped: Vec<String>,
 }
@@ -35,6 +41,7 @@ impl ImportedDeck {
     fn new(
         stacks: Vec<Vec<NewSlide>>,
         mut settings: Map<String, Value>,
+        css: String,
         mut dropped: Vec<String>,
     ) -> Self {
         let title = match settings.remove("title") {
@@ -53,6 +60,7 @@ impl ImportedDeck {
             title,
             stacks,
             settings,
+            css,
             dropped,
         }
     }
@@ -71,33 +79,6 @@ pub fn parse_file(text: &str) -> crate::Result<ImportedDeck> {
     } else {
         parse_markdown(text)
     }
-}
-
-/// The presets nearest a reveal.js, Marp or Slidev theme `name` (as a `theme_color` and a
-/// `theme_font`); nothing for a theme it does not know.
-fn theme_settings(name: &str) -> Map<String, Value> {
-    let (colour, font) = match name.trim().to_ascii_lowercase().as_str() {
-        "black" | "black-contrast" => ("black-blue", "opensans"),
-        "white" | "white-contrast" | "default" | "seriph" => ("white-blue", "opensans"),
-        "league" => ("grey-blue", "league"),
-        "beige" => ("beige-brown", "league"),
-        "sky" => ("sky-blue", "quicksand"),
-        "night" => ("black-orange", "montserrat"),
-        "serif" => ("beige-brown", "palatino"),
-        "simple" => ("white-blue", "news"),
-        "solarized" => ("sand-blue", "league"),
-        "blood" => ("black-orange", "opensans"),
-        "moon" => ("cobalt-orange", "league"),
-        "dracula" => ("asphalt-orange", "opensans"),
-        "gaia" => ("sand-blue", "lato"),
-        "uncover" => ("white-blue", "opensans"),
-        _ => return Map::new(),
-    };
-    let font = if font == "lato" { "league" } else { font };
-    let mut out = Map::new();
-    out.insert("theme_color".into(), json!(colour));
-    out.insert("theme_font".into(), json!(font));
-    out
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use scraper::{ElementRef, Html, Node, Selector};
 use serde_json::{Map, Value, json};
 
-use super::{ImportedDeck, theme_settings};
+use super::{ImportedDeck, theme_css, theme_settings};
 use crate::deck::NewSlide;
 use crate::html::{Notes, SlideHtml, escape};
 use crate::{Error, Result};
@@ -136,36 +136,110 @@ pub fn parse_reveal_html(text: &str) -> Result<ImportedDeck> {
     if let Some(t) = doc.select(&select("title")).next() {
         settings.insert("title".into(), json!(t.text().collect::<String>().trim()));
     }
+    let mut css = String::new();
     for link in doc.select(&select("link[rel=stylesheet][href]")) {
         let href = link.value().attr("href").unwrap_or_default();
         let file = href.rsplit('/').next().unwrap_or_default();
         let theme = file.strip_suffix(".css").unwrap_or(file);
         if href.contains("theme/") && !theme_settings(theme).is_empty() {
             settings.extend(theme_settings(theme));
-        } else if !href.contains("reveal") && !href.contains("reset") {
+            css.push_str(&theme_css(theme).unwrap_or_default());
+        } else if !is_own_file(href) {
             dropped.push(format!("the stylesheet {href}"));
         }
     }
-    if doc.select(&select("style")).next().is_some() {
-        dropped.push("the document's <style> blocks (deck CSS is not imported yet)".into());
+    lectern_page_settings(&doc, &mut settings);
+    let styles: String = doc
+        .select(&select("style"))
+        .flat_map(|s| s.text())
+        .collect();
+    if !styles.trim().is_empty() {
+        match crate::css::clean(&styles) {
+            Ok(clean) => {
+                css.push_str(&clean.css);
+                if !css.ends_with('\n') {
+                    css.push('\n');
+                }
+                dropped.extend(
+                    clean
+                        .dropped
+                        .into_iter()
+                        .map(|d| format!("from the <style> blocks: {d}")),
+                );
+            }
+            Err(e) => dropped.push(format!("the document's <style> blocks ({e})")),
+        }
     }
     for script in doc.select(&select("script")) {
         match script.value().attr("src") {
-            Some(src) if !src.ends_with("reveal.js") => dropped.push(format!("the script {src}")),
+            Some(src) if !is_own_file(src) => dropped.push(format!("the script {src}")),
             Some(_) => {}
             None => {
                 let code: String = script.text().collect();
                 if let Some(options) = code.split("Reveal.initialize(").nth(1) {
                     initialize_options(options, &mut settings, &mut dropped);
-                } else if script.value().attr("type") != Some("text/template")
-                    && !code.trim().is_empty()
+                } else if !matches!(
+                    script.value().attr("type"),
+                    Some("text/template" | "application/json")
+                ) && !code.trim().is_empty()
                 {
                     dropped.push("an inline script".into());
                 }
             }
         }
     }
-    Ok(ImportedDeck::new(stacks, settings, dropped))
+    Ok(ImportedDeck::new(stacks, settings, css, dropped))
+}
+
+/// Whether a stylesheet or script is reveal.js's own, or one a Lectern page (a ZIP export)
+/// loads: the page that shows the deck brings its own.
+fn is_own_file(href: &str) -> bool {
+    let file = href.rsplit('/').next().unwrap_or_default();
+    matches!(file, "reveal.js" | "reveal.css" | "reset.css" | "notes.js")
+        || ["web/", "katex/", "reveal/plugin/"]
+            .iter()
+            .any(|dir| href.starts_with(dir) || href.contains(&format!("/{dir}")))
+}
+
+/// The settings a deck page of Lectern's (a ZIP export) carries: the presets as the body's
+/// `theme-*` and `font-*` classes, the language, and reveal.js's options in its
+/// `lectern-config`.
+fn lectern_page_settings(doc: &Html, settings: &mut Map<String, Value>) {
+    let select = |css: &str| Selector::parse(css).expect("a valid selector");
+    let Some(config) = doc.select(&select("script#lectern-config")).next() else {
+        return;
+    };
+    if let Some(body) = doc.select(&select("body")).next() {
+        for class in body.value().classes() {
+            if let Some(colour) = class.strip_prefix("theme-") {
+                settings.insert("theme_color".into(), json!(colour));
+            } else if let Some(font) = class.strip_prefix("font-") {
+                settings.insert("theme_font".into(), json!(font));
+            }
+        }
+    }
+    if let Some(lang) = doc.select(&select("html[lang]")).next() {
+        settings.insert("language".into(), json!(lang.value().attr("lang")));
+    }
+    let text: String = config.text().collect();
+    let Ok(Value::Object(config)) = serde_json::from_str::<Value>(&text) else {
+        return;
+    };
+    if let Some(Value::Object(reveal)) = config.get("reveal") {
+        for (from, to) in [
+            ("width", "width"),
+            ("height", "height"),
+            ("margin", "margin"),
+            ("transition", "transition"),
+            ("backgroundTransition", "background_transition"),
+            ("rtl", "rtl"),
+            ("loop", "loop"),
+        ] {
+            if let Some(v) = reveal.get(from) {
+                settings.insert(to.into(), v.clone());
+            }
+        }
+    }
 }
 
 /// Whether a section is written in Markdown (reveal.js's Markdown plugin).

@@ -130,7 +130,8 @@ const THEMED: &str = r##"<!doctype html><html><head><title>Themed</title>
 <link rel="stylesheet" href="dist/reset.css"><link rel="stylesheet" href="dist/reveal.css">
 <link rel="stylesheet" href="dist/theme/moon.css" id="theme">
 <link rel="stylesheet" href="plugin/highlight/monokai.css">
-<style>.reveal h1 { color: red; }</style></head>
+<style>@import url(https://fonts.example/x.css);
+.reveal h1 { color: red; }</style></head>
 <body><div class="reveal"><div class="slides">
 <section data-markdown><script type="text/template">
     ## Markdown slide
@@ -181,7 +182,16 @@ fn a_reveal_document_keeps_its_theme_settings_markdown_and_group_backgrounds() {
         "{down:?}"
     );
     assert!(down[1].contains("data-background-color=\"#000000\"") && !down[1].contains("abcdef"));
-    for what in ["hash", "plugins", "notes.js", "<style>", "monokai"] {
+    // The theme's own look and the document's <style> become the deck's CSS.
+    assert!(
+        deck.css.contains("--lectern-bg: #002b36")
+            && deck.css.contains("--lectern-heading: #eee8d5")
+            && deck.css.contains(".reveal h1 { color: red; }")
+            && !deck.css.contains("@import"),
+        "{}",
+        deck.css
+    );
+    for what in ["hash", "plugins", "@import", "monokai"] {
         assert!(
             deck.dropped.iter().any(|d| d.contains(what)),
             "{what} not reported: {:?}",

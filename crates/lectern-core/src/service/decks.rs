@@ -72,37 +72,6 @@ impl Lectern {
         })
     }
 
-    /// "New deck" from a file in the browser: a new deck of the caller's from an imported
-    /// presentation (reveal.js HTML or Markdown, read by `crate::import`), with the creation
-    /// defaults; the same path as `admin import-deck`.
-    pub async fn import_deck_for(
-        &self,
-        caller: &Caller,
-        imported: ImportedDeck,
-    ) -> Result<DeckMeta> {
-        caller.require(Scope::Manage)?;
-        let new = imported_deck(&imported)?;
-        let (record, _) = self
-            .insert_deck(&caller.author(), new, imported.stacks)
-            .await?;
-        Ok(self.deck_meta(&record))
-    }
-
-    /// `admin import-deck`: a new deck for `username` from an imported presentation, with the
-    /// creation defaults; returns its id.
-    pub(crate) async fn import_deck(&self, username: &str, imported: ImportedDeck) -> Result<i64> {
-        let user = self
-            .store
-            .find_user_by_username(username)
-            .await?
-            .ok_or_else(|| Error::not_found(format!("no account named {username:?}")))?;
-        let new = imported_deck(&imported)?;
-        let (record, _) = self
-            .insert_deck(&Author::admin(user.id), new, imported.stacks)
-            .await?;
-        Ok(record.id)
-    }
-
     /// Stores a deck whose slides come as stacks (one slide, or a vertical group).
     pub(crate) async fn insert_deck(
         &self,
@@ -130,6 +99,7 @@ impl Lectern {
                     description: new.description,
                     visibility: new.visibility,
                     look: new.look,
+                    css: new.css,
                     slides,
                     created_at: Timestamp::now(),
                 },
@@ -287,19 +257,4 @@ impl Lectern {
             updated_at: d.updated_at,
         }
     }
-}
-
-/// The settings of a deck made from an imported file: the creation defaults, titled after
-/// the file's title (cut to the limit) when it has one.
-fn imported_deck(imported: &ImportedDeck) -> Result<NewDeck> {
-    let mut new = NewDeck::from_json(None)?;
-    let title: String = imported.title.chars().take(MAX_TITLE_CHARS).collect();
-    if !title.trim().is_empty() {
-        new.title = title;
-    }
-    // The settings the file gave (the importer kept only valid ones).
-    for (key, value) in &imported.settings {
-        new.look = new.look.with_setting(key, value)?;
-    }
-    Ok(new)
 }

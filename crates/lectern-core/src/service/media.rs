@@ -76,7 +76,7 @@ fn media_not_found() -> Error {
 }
 
 impl Lectern {
-    fn media_view(&self, r: MediaRecord) -> MediaView {
+    pub(crate) fn media_view(&self, r: MediaRecord) -> MediaView {
         let ext = MediaKind::from_content_type(&r.content_type).map_or("bin", |k| k.extension());
         MediaView {
             url: format!("{}{MEDIA_PATH}{}.{ext}", self.public_url, r.id),
@@ -95,6 +95,11 @@ impl Lectern {
     /// same bytes again give the first upload back (`created: false`), stored once.
     pub async fn upload_media(&self, caller: &Caller, upload: Upload) -> Result<Uploaded> {
         caller.require(Scope::Manage)?;
+        self.store_media(caller.user_id, upload).await
+    }
+
+    /// Checks, re-encodes and stores an image for the account `owner`.
+    pub(crate) async fn store_media(&self, owner: i64, upload: Upload) -> Result<Uploaded> {
         if upload.bytes.len() > MAX_MEDIA_BYTES {
             return Err(Error::TooLarge(format!(
                 "the file is {} bytes; at most {MAX_MEDIA_BYTES} bytes (20 MiB) are accepted",
@@ -104,7 +109,6 @@ impl Lectern {
         if upload.bytes.is_empty() {
             return Err(Error::invalid("the file is empty"));
         }
-        let owner = caller.user_id;
         let sha = secret::sha256_hex_bytes(&upload.bytes);
         if let Some(existing) = self.store.find_media_by_sha(owner, &sha).await? {
             return Ok(Uploaded {

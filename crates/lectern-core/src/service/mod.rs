@@ -31,6 +31,7 @@ use crate::{Error, Result};
 mod accounts;
 mod decks;
 pub mod exports;
+mod imports;
 pub mod media;
 mod order;
 mod revisions;
@@ -43,6 +44,7 @@ pub use accounts::{
     Bootstrap, CreatedOAuthClient, NewUser, RESERVED_USERNAMES, is_username_shaped,
     validate_username,
 };
+pub use imports::{ImportFormat, Imported};
 pub use slides::new_slide_id;
 use slides::new_slide_record;
 
@@ -263,9 +265,14 @@ impl Admin<'_> {
         self.0.bootstrap().await
     }
 
-    /// `admin import-deck`.
-    pub async fn import_deck(&self, username: &str, imported: ImportedDeck) -> Result<i64> {
-        self.0.import_deck(username, imported).await
+    /// `admin import-deck`: the new deck's id and what the import dropped.
+    pub async fn import_deck(
+        &self,
+        username: &str,
+        bytes: Vec<u8>,
+        format: ImportFormat,
+    ) -> Result<Imported<i64>> {
+        self.0.import_deck(username, bytes, format).await
     }
 }
 

@@ -432,6 +432,7 @@ pub struct NewDeckRecord {
     pub slug_base: String,
     pub visibility: Visibility,
     pub look: DeckLook,
+    pub css: String,
     /// The slides in presentation order, with their order keys and groups.
     pub slides: Vec<NewSlideRecord>,
     pub created_at: Timestamp,
