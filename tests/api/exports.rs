@@ -515,9 +515,10 @@ fn python_pptx() -> Option<String> {
 
 /// A PowerPoint export of a deck in block markup, free HTML and HTML that does not map,
 /// read back with python-pptx: the canvas size, one slide per slide, the notes, a text box
-/// at its block's place with its runs, a native shape with its fill, Chromium's pictures of
-/// a code block and of a slide with a table, and the free HTML's text as text boxes; then
-/// LibreOffice turns it into a PDF in which pdftotext finds every text box's text.
+/// at its block's place with its runs, a native shape with its fill, the code as monospace
+/// text, the free HTML's text as text boxes and its table as a table, Chromium's picture of
+/// a slide with SVG art; then LibreOffice turns it into a PDF in which pdftotext finds every
+/// text box's and table's text.
 #[tokio::test]
 async fn pptx_exports_map_blocks_to_native_shapes_and_draw_the_rest() {
     if crate::common::chromium(module_path!()).is_none() {
@@ -535,7 +536,8 @@ async fn pptx_exports_map_blocks_to_native_shapes_and_draw_the_rest() {
             json!({"title": "Handout", "width": 960, "height": 700, "theme_color": "black-orange", "slides": [
                 {"html": blocks, "notes": "Speak slowly"},
                 {"html": "<section><h2>Agenda</h2><ul><li>First point</li><li>Second <em>point</em></li></ul><pre><code>make run</code></pre></section>"},
-                {"html": "<section><h2>Figures</h2><table><tr><td>7</td><td>9</td></tr></table></section>"}
+                {"html": "<section><h2>Figures</h2><table><thead><tr><th>Year</th><th>Sales</th></tr></thead><tbody><tr><td>2026</td><td><em>nine</em></td></tr></tbody></table></section>"},
+                {"html": "<section><h2>Art</h2><svg width=\"100\" height=\"100\"><circle cx=\"50\" cy=\"50\" r=\"40\" fill=\"red\"/></svg></section>"}
             ]}),
         )
         .await;
@@ -584,7 +586,7 @@ async fn pptx_exports_map_blocks_to_native_shapes_and_draw_the_rest() {
         "{read}"
     );
     let slides = read["slides"].as_array().unwrap();
-    assert_eq!(slides.len(), 3, "one PowerPoint slide per slide");
+    assert_eq!(slides.len(), 4, "one PowerPoint slide per slide");
 
     // Block markup: native text box, shape, and the code block as monospace text.
     let first = &slides[0];
@@ -653,11 +655,28 @@ async fn pptx_exports_map_blocks_to_native_shapes_and_draw_the_rest() {
         "{agenda:?}"
     );
     let figures = slides[2]["shapes"].as_array().unwrap();
-    assert!(
-        figures
+    let table = figures
+        .iter()
+        .find(|s| !s["table"].is_null())
+        .unwrap_or_else(|| panic!("the table is not a table: {figures:?}"));
+    assert_eq!(table["table"], json!([["Year", "Sales"], ["2026", "nine"]]));
+    let cell = |text: &str| {
+        table["runs"]
+            .as_array()
+            .unwrap()
             .iter()
+            .find(|r| r["text"] == text)
+            .unwrap_or_else(|| panic!("no run {text:?}: {table}"))
+            .clone()
+    };
+    assert_eq!(cell("Year")["bold"], true, "header cells are bold");
+    assert_eq!(cell("nine")["italic"], true);
+    assert_eq!(cell("2026")["bold"], false);
+    let art = slides[3]["shapes"].as_array().unwrap();
+    assert!(
+        art.iter()
             .any(|s| s["image"] == "image/png" && near(&s["width"], 960)),
-        "{figures:?}"
+        "{art:?}"
     );
 
     // LibreOffice reads it and pdftotext finds the text boxes' text.
@@ -684,6 +703,10 @@ async fn pptx_exports_map_blocks_to_native_shapes_and_draw_the_rest() {
                 "Second",
                 "make run",
                 "let answer = 42;",
+                "Figures",
+                "Year",
+                "Sales",
+                "nine",
             ] {
                 assert!(
                     text.contains(want),

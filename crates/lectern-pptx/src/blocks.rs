@@ -42,7 +42,10 @@
 //! to bottom, centred on the canvas as reveal.js centres a slide, headings at
 //! [`ReadOptions::title_px`] and the rest at [`ReadOptions::body_px`], shrunk once if they
 //! would overflow. Runs carry the deck's faces ([`ReadOptions::font`], its heading and code
-//! faces). A free slide with anything that is not text (`img`, `svg`, `table`, `iframe`, `video`, `canvas`,
+//! faces). A simple table (rows of text cells, no spans, no table inside) becomes a
+//! PowerPoint table, centred, as wide as its text needs, header cells bold, a rule under each
+//! row but the last, as the slides draw it. A free slide with anything else that is not text
+//! (`img`, `svg`, another `table`, `iframe`, `video`, `canvas`,
 //! nested sections, inline positioning, ...) comes back as [`SlideContent::Snapshot`]: the
 //! whole slide as one picture, its text not kept as text. So does any slide with a
 //! background image, video, iframe or gradient.

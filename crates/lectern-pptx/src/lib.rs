@@ -63,6 +63,7 @@ pub use blocks::{Pending, ReadOptions, SlideContent, read_slide, read_slide_with
 pub use css::parse_colour;
 pub use model::{
     Align, EMU_PER_PX, Image, ImageFormat, Item, List, ListKind, Paragraph, Picture, Presentation,
-    Rect, Rgb, Run, Shape, ShapeKind, Slide, Stroke, TextBox, px_to_emu, px_to_font_size,
+    Rect, Rgb, Run, Shape, ShapeKind, Slide, Stroke, Table, TableRow, TextBox, px_to_emu,
+    px_to_font_size,
 };
 pub use writer::{Error, write};

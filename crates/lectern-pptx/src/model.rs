@@ -94,6 +94,27 @@ pub enum Item {
     Text(TextBox),
     Shape(Shape),
     Picture(Picture),
+    Table(Table),
+}
+
+/// A table: a grid of text cells with a rule under each row but the last, as the slides draw
+/// tables; no fill.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Table {
+    pub rect: Rect,
+    /// Column widths in px (they add up to the rectangle's width).
+    pub columns: Vec<f64>,
+    pub rows: Vec<TableRow>,
+    /// The rules' colour (the text's); `None` for black.
+    pub rule: Option<Rgb>,
+}
+
+/// One row of a [`Table`]: its height in px and each cell's paragraphs (as many cells as
+/// the table has columns).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct TableRow {
+    pub height: f64,
+    pub cells: Vec<Vec<Paragraph>>,
 }
 
 /// A text box: wrapped text in a rectangle, anchored at the top, no insets, no fill.

@@ -10,7 +10,7 @@ use zip::{CompressionMethod, DateTime, ZipWriter};
 
 use crate::model::{
     Align, Image, Item, ListKind, Paragraph, Picture, Presentation, Rect, Rgb, Run, Shape,
-    ShapeKind, Slide, TextBox, px_to_emu, px_to_font_size,
+    ShapeKind, Slide, Table, TextBox, px_to_emu, px_to_font_size,
 };
 use crate::parts::{self, DECL, NS, TREE_START, ct, rel};
 use crate::xml::{push_escaped, uri_target};

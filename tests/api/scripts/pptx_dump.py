@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Prints what python-pptx reads in a .pptx as JSON, for the export tests to check: the
 slide size, and per slide its notes and shapes (kind, auto-shape type, place in EMU, text,
-runs with bold, italic, typeface, size in points and colour, fill colour, picture content type).
+runs with bold, italic, typeface, size in points and colour, fill colour, picture content type,
+a table's cells as rows of text and its header cells' boldness).
 
 Usage: pptx_dump.py FILE.pptx
 """
@@ -32,7 +33,17 @@ def shape_of(s):
         "fill": None,
         "image": None,
         "auto_shape": None,
+        "table": None,
     }
+    if getattr(s, "has_table", False) and s.has_table:
+        out["table"] = [[c.text for c in row.cells] for row in s.table.rows]
+        out["runs"] = [
+            {"text": r.text, "bold": bool(r.font.bold), "italic": bool(r.font.italic)}
+            for row in s.table.rows
+            for c in row.cells
+            for p in c.text_frame.paragraphs
+            for r in p.runs
+        ]
     if s.has_text_frame:
         for p in s.text_frame.paragraphs:
             for r in p.runs:

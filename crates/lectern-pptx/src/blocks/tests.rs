@@ -630,7 +630,9 @@ fn free_html_with_anything_else_is_a_snapshot() {
         "<img src=\"a.png\">",
         "<p>x <img src=\"a.png\"></p>",
         "<svg></svg>",
-        "<table><tr><td>1</td></tr></table>",
+        "<table><tr><td colspan=\"2\">1</td></tr></table>",
+        "<table><tr><td><table><tr><td>1</td></tr></table></td></tr></table>",
+        "<table><tr><td><img src=\"a.png\"></td></tr></table>",
         "<iframe src=\"x\"></iframe>",
         "<video src=\"x\"></video>",
         "<canvas></canvas>",
@@ -818,4 +820,52 @@ fn a_code_block_is_monospace_text_on_a_dark_rectangle() {
             .iter()
             .all(|r| { r.font.as_deref() == Some("JetBrains Mono") && r.size_px == Some(22.0) })
     );
+}
+
+#[test]
+fn a_simple_table_on_a_free_slide_is_a_table() {
+    let html = "<section><h2>Figures</h2><table><thead><tr><th>Year</th><th align=\"right\">Sales</th></tr></thead>\
+                <tbody><tr><td>2025</td><td align=\"right\"><em>7</em></td></tr><tr><td>2026</td></tr></tbody></table></section>";
+    let options = ReadOptions {
+        text_colour: Some(Rgb(0x22, 0x22, 0x22)),
+        ..ReadOptions::default()
+    };
+    let SlideContent::Items { items, .. } = read_slide_with(html, W, H, &options) else {
+        panic!("a simple table maps");
+    };
+    let [
+        Pending::Item(Item::Text(title)),
+        Pending::Item(Item::Table(table)),
+    ] = &items[..]
+    else {
+        panic!("a title and a table: {items:?}");
+    };
+    assert_eq!(title.paragraphs[0].text(), "Figures");
+    assert!(
+        table.rect.y >= title.rect.y + title.rect.h,
+        "below the title"
+    );
+    assert!(
+        (table.rect.x * 2.0 + table.rect.w - f64::from(W)).abs() < 0.01,
+        "centred"
+    );
+    assert_eq!(table.columns.len(), 2);
+    assert!((table.columns.iter().sum::<f64>() - table.rect.w).abs() < 0.01);
+    assert_eq!(table.rule, Some(Rgb(0x22, 0x22, 0x22)));
+    let texts: Vec<Vec<String>> = table
+        .rows
+        .iter()
+        .map(|r| {
+            r.cells
+                .iter()
+                .map(|c| c.iter().map(|p| p.text()).collect())
+                .collect()
+        })
+        .collect();
+    assert_eq!(texts, [["Year", "Sales"], ["2025", "7"], ["2026", ""]]);
+    let header = &table.rows[0].cells;
+    assert!(header[0][0].runs[0].bold && header[1][0].align == Align::Right);
+    let seven = &table.rows[1].cells[1][0];
+    assert!(seven.runs[0].italic && !seven.runs[0].bold && seven.align == Align::Right);
+    assert!((table.rows.iter().map(|r| r.height).sum::<f64>() - table.rect.h).abs() < 0.01);
 }

@@ -42,6 +42,7 @@ pub(super) fn write_slide<'k>(
             Item::Text(text) => w.text_box(text),
             Item::Shape(shape) => w.shape(shape),
             Item::Picture(picture) => w.picture(picture),
+            Item::Table(table) => w.table(table),
         }
     }
     w.out
@@ -78,6 +79,75 @@ impl<M: Fn(&[u8]) -> String> SlideWriter<'_, '_, M> {
             self.paragraph(paragraph);
         }
         self.out.push_str("</p:txBody></p:sp>");
+    }
+
+    /// A table as a graphic frame holding DrawingML's `a:tbl`: one grid column per column,
+    /// each cell's paragraphs without insets but the slides' padding, a rule under every row
+    /// but the last.
+    pub(super) fn table(&mut self, t: &Table) {
+        let id = self.id();
+        write!(
+            self.out,
+            "<p:graphicFrame><p:nvGraphicFramePr><p:cNvPr id=\"{id}\" name=\"Table {}\"/>\
+             <p:cNvGraphicFramePr><a:graphicFrameLocks noGrp=\"1\"/></p:cNvGraphicFramePr><p:nvPr/>\
+             </p:nvGraphicFramePr><p:xfrm><a:off x=\"{}\" y=\"{}\"/><a:ext cx=\"{}\" cy=\"{}\"/></p:xfrm>\
+             <a:graphic><a:graphicData uri=\"http://schemas.openxmlformats.org/drawingml/2006/table\">\
+             <a:tbl><a:tblPr firstRow=\"1\"/><a:tblGrid>",
+            id - 1,
+            px_to_emu(t.rect.x),
+            px_to_emu(t.rect.y),
+            px_to_emu(t.rect.w).max(1),
+            px_to_emu(t.rect.h).max(1),
+        )
+        .expect("writing to a String never fails");
+        for w in &t.columns {
+            write!(self.out, "<a:gridCol w=\"{}\"/>", px_to_emu(*w).max(1))
+                .expect("writing to a String never fails");
+        }
+        self.out.push_str("</a:tblGrid>");
+        let rule = t.rule.unwrap_or(Rgb(0, 0, 0)).hex();
+        for (r, row) in t.rows.iter().enumerate() {
+            write!(self.out, "<a:tr h=\"{}\">", px_to_emu(row.height).max(1))
+                .expect("writing to a String never fails");
+            for cell in &row.cells {
+                self.out
+                    .push_str("<a:tc><a:txBody><a:bodyPr/><a:lstStyle/>");
+                if cell.is_empty() {
+                    self.out
+                        .push_str("<a:p><a:endParaRPr lang=\"en-US\"/></a:p>");
+                }
+                for paragraph in cell {
+                    self.paragraph(paragraph);
+                }
+                // The padding is 0.2 em by 0.5 em of the cell's text.
+                let em = cell
+                    .iter()
+                    .flat_map(|p| p.runs.iter())
+                    .find_map(|r| r.size_px)
+                    .unwrap_or(24.0);
+                let (x, y) = (px_to_emu(em * 0.5), px_to_emu(em * 0.2));
+                write!(
+                    self.out,
+                    "</a:txBody><a:tcPr marL=\"{x}\" marR=\"{x}\" marT=\"{y}\" marB=\"{y}\">\
+                     <a:lnL w=\"0\"><a:noFill/></a:lnL><a:lnR w=\"0\"><a:noFill/></a:lnR>\
+                     <a:lnT w=\"0\"><a:noFill/></a:lnT>"
+                )
+                .expect("writing to a String never fails");
+                if r + 1 < t.rows.len() {
+                    write!(
+                        self.out,
+                        "<a:lnB w=\"12700\"><a:solidFill><a:srgbClr val=\"{rule}\"/></a:solidFill></a:lnB>"
+                    )
+                    .expect("writing to a String never fails");
+                } else {
+                    self.out.push_str("<a:lnB w=\"0\"><a:noFill/></a:lnB>");
+                }
+                self.out.push_str("<a:noFill/></a:tcPr></a:tc>");
+            }
+            self.out.push_str("</a:tr>");
+        }
+        self.out
+            .push_str("</a:tbl></a:graphicData></a:graphic></p:graphicFrame>");
     }
 
     pub(super) fn paragraph(&mut self, p: &Paragraph) {
