@@ -1,6 +1,6 @@
 // The bundle `/assets/slides.js`: render.js for the pages that draw slides (the deck pages
 // and the editor), as the global `LecternSlides`.
 
-import { renderSlides } from "./render.js";
+import { layoutSlide, renderSlides } from "./render.js";
 
-window.LecternSlides = { renderSlides };
+window.LecternSlides = { layoutSlide, renderSlides };

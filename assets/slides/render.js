@@ -49,10 +49,57 @@ function drawMath(root) {
   });
 }
 
+/** Sizes `.r-fit-text` to fill its container's width, as reveal.js does with fitty (at
+ * least 24 px, at most 80 % of the slide's height). */
+function fitText(element, height) {
+  element.style.fontSize = "";
+  const parent = element.parentElement;
+  const style = getComputedStyle(parent);
+  const available = parent.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const current = parseFloat(getComputedStyle(element).fontSize);
+  if (!element.scrollWidth || !available) return;
+  const size = Math.min(Math.max((current * available) / element.scrollWidth, 24), height * 0.8);
+  element.style.fontSize = `${size}px`;
+}
+
+/** Gives `.r-stretch` (a child of the slide) the height its siblings leave, as reveal.js
+ * does; pictures and videos keep their proportions within it. */
+function stretch(element, width, height) {
+  element.style.height = "0px";
+  const section = element.parentElement;
+  const style = getComputedStyle(element);
+  const margins = parseFloat(style.marginTop) + parseFloat(style.marginBottom);
+  const remaining = Math.max(height - section.offsetHeight - margins, 0);
+  element.style.height = "";
+  const natural = [element.naturalWidth || element.videoWidth, element.naturalHeight || element.videoHeight];
+  if (natural[0] && natural[1]) {
+    const scale = Math.min(width / natural[0], remaining / natural[1]);
+    element.style.width = `${natural[0] * scale}px`;
+    element.style.height = `${natural[1] * scale}px`;
+  } else {
+    element.style.width = `${width}px`;
+    element.style.height = `${remaining}px`;
+  }
+}
+
+/** Lays out what reveal.js sizes with script on a slide of `width` x `height` (`r-fit-text`,
+ * and `r-stretch` directly in the slide or in `root`), for pages that draw slides without
+ * reveal.js (the editor). Only what is on the page can be measured. */
+export function layoutSlide(root, { width, height }) {
+  if (!root.isConnected) return;
+  for (const element of root.querySelectorAll(".r-fit-text")) fitText(element, height);
+  for (const element of root.querySelectorAll(".r-stretch")) {
+    const parent = element.parentElement;
+    if (parent === root || parent.matches("section")) stretch(element, width, height);
+  }
+}
+
 /** Draws the code and math of the slides under `root` (once: drawn parts are left alone).
  * `steps`: whether code steps (`data-line-numbers="1|2-3"`) become fragments, as when
- * presenting; the editor draws their first step only. */
-export function renderSlides(root, { steps = true } = {}) {
+ * presenting; the editor draws their first step only. `size` (the slide's `{width, height}`),
+ * when given, also lays out `r-fit-text` and `r-stretch` as reveal.js would. */
+export function renderSlides(root, { steps = true, size = null } = {}) {
   for (const code of root.querySelectorAll("pre code")) drawCode(code, steps);
   drawMath(root);
+  if (size) layoutSlide(root, size);
 }

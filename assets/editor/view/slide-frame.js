@@ -50,11 +50,20 @@ export function deckStyle(deck) {
   if (style.textContent !== scoped) style.textContent = scoped;
 }
 
-/** Draws the code and math under `root` (render.js, loaded by the page beside the editor);
- * code steps show their first step. Until that script has arrived, nothing: see
+/** Draws the code and math under `root` (render.js, loaded by the page beside the editor) and
+ * sizes `r-fit-text` and `r-stretch` to the deck's size; code steps show their first step. Until that script has arrived, nothing: see
  * `renderWhenLoaded`. */
 export function renderSlides(root) {
-  if (window.LecternSlides) window.LecternSlides.renderSlides(root, { steps: false });
+  if (!window.LecternSlides) return;
+  const slides = root.closest(".slides");
+  const size = slides && { width: parseFloat(slides.style.width) || 960, height: parseFloat(slides.style.height) || 700 };
+  window.LecternSlides.renderSlides(root, { steps: false, size });
+}
+
+/** Sizes `r-fit-text` and `r-stretch` in a slide drawn before it was on the page (the slide
+ * list's), once it is. */
+export function layoutFrame(section, deck) {
+  if (window.LecternSlides) window.LecternSlides.layoutSlide(section, deckSize(deck));
 }
 
 /** Draws the code and math of the slides already on the page once render.js arrives (it

@@ -3,7 +3,7 @@
 // dragged onto another goes before, after or below it (a vertical group).
 
 import { drawableChildren } from "./inert.js";
-import { deckSize, dressFrame, renderSlides, slideFrame, slideTop } from "./slide-frame.js";
+import { deckSize, dressFrame, layoutFrame, renderSlides, slideFrame, slideTop } from "./slide-frame.js";
 import { dropSlide, label } from "../actions/slides.js";
 
 /** Where a slide dropped on `button` goes: its right part puts it below that slide (a
@@ -97,6 +97,7 @@ export class SlideListView {
   /** Places the drawn thumbnails' slides as reveal.js would, once they are on the page. */
   centre(state) {
     const sections = [...this.list.querySelectorAll(".thumb-board")];
+    for (const section of sections) layoutFrame(section, state.deck);
     const tops = sections.map((section) => slideTop(section, state.deck)); // all read, then all set
     sections.forEach((section, i) => (section.style.top = tops[i]));
   }
