@@ -73,7 +73,10 @@ pub async fn build_pptx(
         .iter()
         .map(|m| (format!("{MEDIA_DIR}/{}", m.file_name), m.bytes.as_slice()))
         .collect();
-    let options = theme_options(d.look.theme_color.as_str(), d.look.theme_font.as_str());
+    let options = with_deck_css(
+        theme_options(d.look.theme_color.as_str(), d.look.theme_font.as_str()),
+        &d.css,
+    );
     let (width, height) = (d.look.width.max(1) as u32, d.look.height.max(1) as u32);
 
     let mut requests = Vec::new();
@@ -230,17 +233,7 @@ fn theme_options(preset: &str, font: &str) -> ReadOptions {
     };
     let colours = rule(&format!(".theme-{preset}"));
     let colour = |name: &str| var(&colours, name).and_then(|v| parse_colour(&v));
-    // The first family of a font stack, as the slide names it.
-    let first = |stack: String| {
-        Some(
-            stack
-                .split(',')
-                .next()?
-                .trim()
-                .trim_matches('"')
-                .to_string(),
-        )
-    };
+    let first = |stack: String| first_family(&stack);
     let faces = rule(&format!(".font-{font}"));
     let face = |name: &str| var(&faces, name).and_then(first);
     let code = rule(":root");
@@ -256,9 +249,52 @@ fn theme_options(preset: &str, font: &str) -> ReadOptions {
     }
 }
 
+/// The first family of a font stack, as the slide names it.
+fn first_family(stack: &str) -> Option<String> {
+    let family = stack.split(',').next()?.trim().trim_matches(['"', '\'']);
+    (!family.is_empty()).then(|| family.to_string())
+}
+
+/// `options` with the presets' variables that the deck's own CSS sets (an imported reveal.js
+/// theme's colours and faces) in their place; the last setting of each wins.
+fn with_deck_css(mut options: ReadOptions, css: &str) -> ReadOptions {
+    for (name, value) in lectern_core::css::custom_properties(css) {
+        let colour = || parse_colour(&value);
+        match name.as_str() {
+            "--lectern-bg" => options.background = colour().or(options.background),
+            "--lectern-fg" => options.text_colour = colour().or(options.text_colour),
+            "--lectern-heading" => options.heading_colour = colour().or(options.heading_colour),
+            "--lectern-link" => options.link_colour = colour().or(options.link_colour),
+            "--lectern-font" => options.font = first_family(&value).or(options.font),
+            "--lectern-heading-font" => {
+                options.heading_font = first_family(&value).or(options.heading_font)
+            }
+            "--lectern-code-font" => options.code_font = first_family(&value).or(options.code_font),
+            _ => {}
+        }
+    }
+    options
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_decks_css_overrides_the_presets_variables() {
+        let css = ":root body, .reveal { --lectern-bg: #002b36; --lectern-heading: #eee8d5; \
+                   --lectern-heading-font: \"League Gothic\", Impact, sans-serif; --lectern-fg: bogus; }";
+        let o = with_deck_css(theme_options("cobalt-orange", "league"), css);
+        assert_eq!(o.background, parse_colour("#002b36"));
+        assert_eq!(o.heading_colour, parse_colour("#eee8d5"));
+        assert_eq!(o.heading_font.as_deref(), Some("League Gothic"));
+        assert_eq!(
+            o.text_colour,
+            parse_colour("#ffffff"),
+            "a value that is no colour changes nothing"
+        );
+        assert_eq!(o.font.as_deref(), Some("Lato"));
+    }
 
     #[test]
     fn theme_colours_come_from_the_presets_css() {

@@ -500,7 +500,7 @@ async fn a_thumbnail_reads_only_the_first_slide_in_presentation_order() {
 
 /// The Python that has python-pptx (`LECTERN_PPTX_PYTHON`, which .ci/run sets; else
 /// `python3`), or `None` (a failure under CI).
-fn python_pptx() -> Option<String> {
+pub(crate) fn python_pptx() -> Option<String> {
     let python = std::env::var("LECTERN_PPTX_PYTHON").unwrap_or_else(|_| "python3".into());
     let ok = std::process::Command::new(&python)
         .args(["-c", "import pptx"])

@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use crate::common::{Headless, TestApp};
+use crate::common::{Headless, TestApp, TestUser};
 use crate::editor::sign_in;
 use crate::import::{import_in_browser, zip_of};
 use crate::rendering::until;
@@ -138,6 +138,53 @@ fn pages_of(pdf: &[u8]) -> Vec<image::RgbaImage> {
         .iter()
         .map(|p| image::open(p).unwrap().to_rgba8())
         .collect()
+}
+
+/// The deck's PowerPoint export in the source theme too: its background on every slide,
+/// headings in its heading colour and face.
+async fn pptx_keeps_the_theme(app: &TestApp, user: &TestUser, id: i64, deck: &Expected) {
+    let Some(python) =
+        crate::common::needs(module_path!(), "python-pptx", crate::exports::python_pptx())
+    else {
+        return;
+    };
+    let pptx = app
+        .exported_file(user, id, serde_json::json!({"format": "pptx"}))
+        .await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("deck.pptx");
+    std::fs::write(&file, pptx).unwrap();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/api/scripts/pptx_dump.py"
+    );
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let read: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let hex = |c: [u8; 3]| format!("{:02X}{:02X}{:02X}", c[0], c[1], c[2]);
+    let slides = read["slides"].as_array().unwrap();
+    assert_eq!(slides.len(), deck.pages);
+    for slide in slides {
+        assert_eq!(slide["background"], hex(deck.background), "{slide}");
+    }
+    let heading = slides[1]["shapes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| s["runs"].as_array().unwrap())
+        .find(|r| r["text"] == "Why queues")
+        .unwrap_or_else(|| panic!("no heading run: {}", slides[1]))
+        .clone();
+    assert_eq!(heading["colour"], hex(deck.heading), "{heading}");
+    assert_eq!(heading["font"], "League Gothic", "{heading}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,7 +5,7 @@
 //! properties old browsers ran. Everything else is kept as written. What was
 //! taken out is named, so an import can say so. The page that shows it escapes `<`.
 
-use cssparser::{ParseError, Parser, ToCss, Token, TokenSerializationType};
+use cssparser::{Delimiter, ParseError, Parser, ToCss, Token, TokenSerializationType};
 
 use crate::{Error, Result};
 
@@ -198,6 +198,49 @@ impl Cleaner {
     }
 }
 
+/// The custom properties (`--name: value`) the CSS sets, in order, wherever they are (the
+/// exports read the presets' variables a deck's CSS overrides from here).
+pub fn custom_properties(text: &str) -> Vec<(String, String)> {
+    let mut parser = Parser::new(text);
+    let mut out = Vec::new();
+    properties_in(&mut parser, &mut out);
+    out
+}
+
+fn properties_in(parser: &mut Parser<'_>, out: &mut Vec<(String, String)>) {
+    let mut name: Option<String> = None;
+    loop {
+        let token = match parser.next() {
+            Ok(t) => t.clone(),
+            Err(_) => return,
+        };
+        match token {
+            Token::Ident(ident) if ident.starts_with("--") => name = Some(ident.to_string()),
+            Token::Colon if name.is_some() => {
+                let value = parser.parse_until_before(Delimiter::Semicolon, |inner| {
+                    let start = inner.position();
+                    while inner.next_including_whitespace_and_comments().is_ok() {}
+                    Ok::<_, ParseError<()>>(inner.slice_from(start).trim().to_string())
+                });
+                if let (Some(name), Ok(value)) = (name.take(), value) {
+                    out.push((name, value));
+                }
+            }
+            Token::CurlyBracketBlock
+            | Token::Function(_)
+            | Token::ParenthesisBlock
+            | Token::SquareBracketBlock => {
+                name = None;
+                let _ = parser.parse_nested_block(|inner| {
+                    properties_in(inner, out);
+                    Ok::<_, ParseError<()>>(())
+                });
+            }
+            _ => name = None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -283,6 +326,24 @@ mod tests {
         ] {
             assert!(!allowed_url(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn reads_custom_properties_in_order() {
+        let css = ":root body, .reveal { --lectern-bg: #191919; --lectern-font: \"Source Sans Pro\", sans-serif; }\n\
+                   @media print { .x { --lectern-bg: rgb(1, 2, 3) } } h1 { color: red; --empty:; }";
+        assert_eq!(
+            custom_properties(css),
+            [
+                ("--lectern-bg".to_string(), "#191919".to_string()),
+                (
+                    "--lectern-font".into(),
+                    "\"Source Sans Pro\", sans-serif".into()
+                ),
+                ("--lectern-bg".into(), "rgb(1, 2, 3)".into()),
+                ("--empty".into(), "".into()),
+            ]
+        );
     }
 
     proptest! {

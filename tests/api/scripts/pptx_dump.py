@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Prints what python-pptx reads in a .pptx as JSON, for the export tests to check: the
-slide size, and per slide its notes and shapes (kind, auto-shape type, place in EMU, text,
+slide size, and per slide its notes, background colour and shapes (kind, auto-shape type, place in EMU, text,
 runs with bold, italic, typeface, size in points and colour, fill colour, picture content type,
 a table's cells as rows of text and its header cells' boldness).
 
@@ -68,6 +68,14 @@ def shape_of(s):
     return out
 
 
+def background(slide):
+    fill = slide.background.fill
+    try:
+        return str(fill.fore_color.rgb)
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
 deck = Presentation(sys.argv[1])
 print(
     json.dumps(
@@ -77,6 +85,7 @@ print(
             "slides": [
                 {
                     "notes": s.notes_slide.notes_text_frame.text if s.has_notes_slide else None,
+                    "background": background(s),
                     "shapes": [shape_of(x) for x in s.shapes],
                 }
                 for s in deck.slides
