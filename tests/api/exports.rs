@@ -498,6 +498,25 @@ async fn a_thumbnail_reads_only_the_first_slide_in_presentation_order() {
     assert_eq!(html.matches("<section").count(), 1, "{html}");
 }
 
+/// What python-pptx reads in the .pptx `file` (`scripts/pptx_dump.py`).
+pub(crate) fn pptx_dump(python: &str, file: &std::path::Path) -> Value {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/api/scripts/pptx_dump.py"
+    );
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// The Python that has python-pptx (`LECTERN_PPTX_PYTHON`, which .ci/run sets; else
 /// `python3`), or `None` (a failure under CI).
 pub(crate) fn python_pptx() -> Option<String> {
@@ -564,21 +583,7 @@ async fn pptx_exports_map_blocks_to_native_shapes_and_draw_the_rest() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("deck.pptx");
     std::fs::write(&file, &bytes).unwrap();
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/api/scripts/pptx_dump.py"
-    );
-    let out = std::process::Command::new(&python)
-        .arg(script)
-        .arg(&file)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let read: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let read = pptx_dump(&python, &file);
     const PX: i64 = 9525;
     let near = |v: &Value, px: i64| (v.as_i64().unwrap() - px * PX).abs() <= PX;
     assert!(
