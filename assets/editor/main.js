@@ -19,6 +19,8 @@ import { PanelsView } from "./view/panels.js";
 import { imageTools, settingsPanel, sharePanel } from "./view/deck-panels.js";
 import { addSlide, deleteSlide, duplicateSlide, groupBelow, groupOut, moveSlide } from "./actions/slides.js";
 import { renderWhenLoaded } from "./view/slide-frame.js";
+import { installDialogs } from "./view/dialogs.js";
+import { exportPanel } from "./view/export-panel.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -32,7 +34,9 @@ async function start() {
   });
   if (!response.ok) throw new Error(`status ${response.status}`);
   const data = await response.json();
-  for (const [id, suffix] of [["view-link", ""], ["present-link", "/present"]]) $(id).href = `${data.view_url}${suffix}`;
+  // "Present" opens the audience's view; the speaker view (notes, next slide, timer) apart.
+  const links = [["view-link", ""], ["present-link", "/fullscreen"], ["speaker-link", "/present"]];
+  for (const [id, suffix] of links) $(id).href = `${data.view_url}${suffix}`;
 
   const store = createStore();
   const api = createApi(data.deck_id, data.csrf_token, () => store.state.deck?.revision ?? 0);
@@ -48,6 +52,8 @@ async function start() {
   new ToolbarView(store, canvas, panels);
   settingsPanel(store, saver, data.choices);
   sharePanel(api, panels);
+  exportPanel(store, api);
+  installDialogs();
   imageTools(store, api, panels);
   store.subscribe((state, tr) => {
     if (tr.name === "editTitle" || (tr.changed.includes("slide") && !LOADS.has(tr.name))) saver.changed();
@@ -55,7 +61,7 @@ async function start() {
 
   // The slide list's buttons: requests the server carries out, then the slides read again.
   const slideTool = (id, op) => $(id).addEventListener("click", () => saver.structural(op(store.state)));
-  slideTool("add-slide", addSlide);
+  slideTool("add-slide", (s) => addSlide(s, $("slide-layout").value));
   slideTool("move-up", (s) => moveSlide(s, -1));
   slideTool("move-down", (s) => moveSlide(s, 1));
   slideTool("group-below", groupBelow);

@@ -9,7 +9,17 @@ const cfg = JSON.parse(document.getElementById("lectern-config").textContent);
 if (typeof LecternSlides !== "undefined") {
   for (const slides of document.querySelectorAll(".reveal .slides")) LecternSlides.renderSlides(slides);
 }
+// The deck page's address without its mode; a share page (/s/...) has no speaker view.
+const base = location.pathname.replace(/\/(fullscreen|present)\/?$/, "").replace(/\/$/, "");
+const speakerUrl = base.startsWith("/s/") ? null : `${base}/present`;
 const options = Object.assign({}, cfg.reveal, { plugins: [RevealNotes] });
+// S (reveal.js's speaker-notes key) opens Lectern's speaker view, which drives this window;
+// the notes plugin's own popup cannot run under the page's Content-Security-Policy.
+if (cfg.mode !== "present" && speakerUrl) {
+  options.keyboard = Object.assign({}, options.keyboard, {
+    83: () => window.open(speakerUrl, "lectern-speaker-view"),
+  });
+}
 // The main deck is the global Reveal (the first .reveal on the page), as tools that drive
 // reveal.js decks (decktape, the notes plugin) expect.
 const deck = Reveal;
@@ -20,7 +30,31 @@ deck.on("pdf-ready", () => {
 });
 deck.initialize(options).then(() => {
   if (cfg.mode === "present") presenter(deck);
+  follow(deck);
 });
+
+/** The windows of one deck in one browser move together: the speaker view drives the
+ * audience's windows and follows them (a BroadcastChannel per deck address). */
+function follow(main) {
+  if (typeof BroadcastChannel === "undefined" || new URLSearchParams(location.search).has("print-pdf")) return;
+  const channel = new BroadcastChannel(`lectern-deck:${base}`);
+  let applying = false;
+  const send = () => {
+    if (!applying) channel.postMessage(main.getIndices());
+  };
+  for (const event of ["slidechanged", "fragmentshown", "fragmenthidden"]) main.on(event, send);
+  channel.onmessage = (message) => {
+    const { h, v, f } = message.data || {};
+    const now = main.getIndices();
+    if (typeof h !== "number" || (now.h === h && now.v === v && now.f === f)) return;
+    applying = true;
+    try {
+      main.slide(h, v, f);
+    } finally {
+      applying = false;
+    }
+  };
+}
 
 /** The speaker view: the current slide, the next one, the notes and a timer. */
 function presenter(main) {

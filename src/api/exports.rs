@@ -92,8 +92,8 @@ pub async fn download(
     ) else {
         return refused();
     };
-    let export = match state.core.check_download(id, expires, sig).await {
-        Ok(Some(e)) => e,
+    let (export, slug) = match state.core.check_download(id, expires, sig).await {
+        Ok(Some(found)) => found,
         Ok(None) => return refused(),
         Err(e) => return ApiError::from(e).into_response(),
     };
@@ -119,10 +119,8 @@ pub async fn download(
     let mut r = (StatusCode::OK, bytes).into_response();
     let h = r.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
-    if let Ok(v) = HeaderValue::from_str(&format!(
-        "attachment; filename=\"deck-{}-export-{id}.{ext}\"",
-        export.deck_id
-    )) {
+    // Named after the deck (its slug: letters, digits and dashes).
+    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{slug}.{ext}\"")) {
         h.insert(header::CONTENT_DISPOSITION, v);
     }
     h.insert(

@@ -180,7 +180,7 @@ async fn decks_page(
                         url: &d.url,
                         thumbnail: &d.thumbnail_url,
                         title: &d.title,
-                        badges: badge(d.visibility.as_str()),
+                        badges: badge(visibility_label(d.visibility)),
                         facts: format!("by {}", escape(&d.owner.name)),
                         actions: format!("<a href=\"{}\">View</a>", escape(&d.url)),
                         ..Card::default()
@@ -239,13 +239,14 @@ fn mine_card(d: &DeckMeta, csrf: &str) -> String {
         url: &d.urls.edit,
         thumbnail: &d.thumbnail_url,
         title: &d.title,
-        badges: badge(d.visibility.as_str()),
+        badges: badge(visibility_label(d.visibility)),
         facts: format!("{slides} · changed {}", date(d.updated_at)),
         actions: format!(
-            "<a href=\"{}\">Edit</a><a href=\"{}\">Present</a>\
+            "<a href=\"{}\">Edit</a><a href=\"{}\">Present</a><a href=\"{}\">Speaker view</a>\
              <form method=\"post\" action=\"/web/decks/{}/trash\">{csrf}\
              <button type=\"submit\" class=\"danger\">Trash</button></form>",
             escape(&d.urls.edit),
+            escape(&d.urls.fullscreen),
             escape(&d.urls.present),
             d.id
         ),
@@ -284,6 +285,15 @@ pub async fn create_deck(
     match created {
         Ok(deck) => see_other(&deck.meta.urls.edit),
         Err(e) => core_error_page(e, "the home page"),
+    }
+}
+
+/// How a visibility reads to a person.
+fn visibility_label(v: lectern_core::deck::Visibility) -> &'static str {
+    match v.as_str() {
+        "all" => "Public",
+        "team" => "Team",
+        _ => "Private",
     }
 }
 

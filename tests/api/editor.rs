@@ -202,8 +202,8 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     .await;
     assert!(renamed, "the title was not saved");
 
-    // Add a slide after the selected (first) one: Opening, New slide, Numbers. Then move
-    // Numbers up: Opening, Numbers, New slide.
+    // Add a slide (the default layout, "Title and body") after the selected (first) one:
+    // Opening, Title, Numbers. Then move Numbers up: Opening, Numbers, Title.
     click(&page, "#add-slide").await;
     let grown = eventually(|| async {
         app.list_slides(&alice.key, deck, "").await.json["meta"]["total"] == 3
@@ -213,7 +213,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     wait_for(
         &page,
         "[...document.querySelectorAll('.slide-item')].map(b => b.querySelector('.slide-label').textContent).join('|')",
-        "New slide",
+        "2 Title",
     )
     .await;
     select_slide(&page, &second).await;
@@ -248,11 +248,11 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     assert!(grouped, "no vertical group was made");
     let listed = wait_for(
         &page,
-        "[...document.querySelectorAll('.slide-list li')].map(l => l.className + ':' + l.querySelector('.slide-label').textContent).join('|')",
+        "[...document.querySelectorAll('.slide-list > li')].map(l => l.className + ':' + l.querySelector('.slide-label').textContent).join('|')",
         "below:2.2",
     )
     .await;
-    assert!(listed.contains("below:2.2 New slide"), "{listed}");
+    assert!(listed.contains("below:2.2 Title"), "{listed}");
     wait_for(&page, SAVE_STATE, "All changes saved").await;
     click(&page, "#group-out").await;
     let out = eventually(|| async {
@@ -334,8 +334,17 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     wait_for(&page, SAVE_STATE, "All changes saved").await;
     select_slide(&page, &second).await;
 
-    // Deck settings: colours and fonts changed one right after the other (each an
-    // update_deck with the revision the one before answered: no conflict with itself).
+    // Deck settings, in their dialog: colours and fonts changed one right after the other
+    // (each an update_deck with the revision the one before answered: no conflict with
+    // itself).
+    click(&page, "[data-opens=settings]").await;
+    wait_for(
+        &page,
+        "String(document.getElementById('settings').open)",
+        "true",
+    )
+    .await;
+    shot(&page, "editor-settings-dialog").await;
     page.evaluate(
         "(() => { for (const [f, v] of [['theme_color', 'black-mint'], ['theme_font', 'palatino']]) { \
          const s = document.querySelector(`[data-setting=${f}]`); s.value = v; \
@@ -351,6 +360,13 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     let state = wait_for(&page, SAVE_STATE, "All changes saved").await;
     assert!(set, "the settings were not saved: {state}");
     assert_eq!(state, "All changes saved");
+    click(&page, "#settings form[method=dialog] button").await;
+    wait_for(
+        &page,
+        "String(document.getElementById('settings').open)",
+        "false",
+    )
+    .await;
     // The canvas and the thumbnails wear the new theme at once: black background.
     let canvas_bg = wait_for(
         &page,
@@ -423,8 +439,8 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     wait_for(&page, SAVE_STATE, "All changes saved").await;
     shot(&page, "editor-images").await;
 
-    // Share: a private link made from the panel, as the API would make it.
-    click(&page, "#share summary").await;
+    // Share: a private link made in the Share dialog, as the API would make it.
+    click(&page, "[data-opens=share]").await;
     type_into(&page, "#share-name", "For the board").await;
     click(&page, "#share-create").await;
     let shared = eventually(|| async {
@@ -453,6 +469,36 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     )
     .await;
     assert!(listed.contains("0 views"), "{listed}");
+    // The link's whole address shows, with a Copy button; signed out, it shows the deck.
+    let url: String = page
+        .evaluate("document.querySelector('#share-list .share-url').textContent")
+        .await
+        .unwrap()
+        .into_value()
+        .unwrap();
+    assert!(url.starts_with(&app.base), "{url}");
+    click(&page, "#share-list button.secondary").await;
+    let copied = wait_for(
+        &page,
+        "(t => t === 'Copy' ? t : 'done:' + t)(document.querySelector('#share-list button.secondary').textContent)",
+        "done:",
+    )
+    .await;
+    assert!(
+        copied == "done:Copied" || copied == "done:Press Ctrl+C",
+        "{copied}"
+    );
+    shot(&page, "editor-share-dialog").await;
+    let shown = reqwest::get(&url).await.unwrap();
+    assert_eq!(shown.status(), StatusCode::OK);
+    assert!(shown.text().await.unwrap().contains("Numbers"));
+    press(&page, "#share", "Escape").await;
+    wait_for(
+        &page,
+        "String(document.getElementById('share').open)",
+        "false",
+    )
+    .await;
 
     // Keyboard: the arrow keys walk the slide list.
     click(&page, &format!(".slide-item[data-slide-id='{second}']")).await;
@@ -471,10 +517,10 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     let below = wait_for(
         &page,
         "document.activeElement.dataset.slideId + ' ' + document.querySelector('.slide-item[aria-current=true] .slide-label').textContent",
-        "New slide",
+        "3 Title",
     )
     .await;
-    assert!(below.contains("3 New slide"), "{below}");
+    assert!(below.contains("3 Title"), "{below}");
     select_slide(&page, &second).await;
 
     // A concurrent write through the API while the person has unsaved text: the editor's
@@ -1277,7 +1323,7 @@ async fn markup_in_a_slide_cannot_act_on_the_editors_page() {
     let live = wait_for(
         &page,
         "String(document.querySelectorAll('.thumb-board').length) + ' ' + \
-         String(document.querySelectorAll('meta[http-equiv], form').length) + ' ' + location.pathname",
+         String(document.querySelectorAll('meta[http-equiv], form:not([method=dialog])').length) + ' ' + location.pathname",
         "/edit",
     )
     .await;
@@ -1308,5 +1354,217 @@ async fn markup_in_a_slide_cannot_act_on_the_editors_page() {
             .unwrap()
             .contains("http-equiv=\"refresh\"")
     );
+    chromium.close().await;
+}
+
+/// The editor as an app window: at 1366 x 768 and 1920 x 1080 the whole canvas shows without
+/// scrolling; the Export dialog makes a PDF (with its options), a PowerPoint file and a ZIP
+/// and offers each for download under the deck's title; "Present" opens the audience's view
+/// and "Speaker view" the presenter's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_editor_fits_the_window_and_exports_from_its_menu() {
+    let Some(bin) = crate::common::chromium(module_path!()) else {
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let created = app
+        .create_deck(
+            &alice.key,
+            json!({"title": "Board review", "slides": [
+                {"html": "<section><h2>Results</h2></section>", "notes": "Say thanks."},
+                {"html": "<section><h2>Plans</h2></section>"}
+            ]}),
+        )
+        .await;
+    created.expect(201);
+    let edit_url = created.data()["urls"]["edit"].as_str().unwrap().to_string();
+    let deck_url = created.data()["url"].as_str().unwrap().to_string();
+
+    let chromium = crate::common::Headless::launch(bin, 1920, 1080).await;
+    let page = chromium.browser.new_page("about:blank").await.unwrap();
+    sign_in(&page, &app, &alice).await;
+    for (width, height) in [(1366, 768), (1920, 1080)] {
+        crate::rendering::viewport(&page, width, height).await;
+        page.goto(edit_url.as_str()).await.unwrap();
+        wait_for(&page, SAVE_STATE, "All changes saved").await;
+        let rect = numbers(
+            &page,
+            "(() => { const r = document.getElementById('canvas').getBoundingClientRect(); \
+             return [r.top, r.bottom, r.left, r.right, window.innerHeight, window.innerWidth, window.scrollY]; })()",
+        )
+        .await;
+        let [top, bottom, left, right, inner_h, inner_w, scrolled] = rect[..] else {
+            panic!("{rect:?}");
+        };
+        assert_eq!(scrolled, 0.0);
+        assert!(
+            top >= 0.0 && bottom <= inner_h && left >= 0.0 && right <= inner_w,
+            "at {width}x{height} the canvas is at {rect:?}"
+        );
+        assert!(
+            bottom - top >= inner_h * 0.45,
+            "the canvas is too small: {rect:?}"
+        );
+        shot(&page, &format!("editor-window-{width}x{height}")).await;
+    }
+    let links: Vec<String> = page
+        .evaluate("['present-link', 'speaker-link'].map((id) => document.getElementById(id).href)")
+        .await
+        .unwrap()
+        .into_value()
+        .unwrap();
+    assert_eq!(
+        links,
+        [
+            format!("{deck_url}/fullscreen"),
+            format!("{deck_url}/present")
+        ]
+    );
+
+    // New slides from layouts, chosen by typing in the layout menu: blocks a person
+    // double-clicks and types into.
+    let deck = created.data()["id"].as_i64().unwrap();
+    for (typed, blocks) in [
+        ("Title s", 2),
+        ("Section", 1),
+        ("Image", 2),
+        ("Blank", 0),
+        ("Two", 3),
+    ] {
+        let before = app.list_slides(&alice.key, deck, "").await.json["meta"]["total"]
+            .as_i64()
+            .unwrap();
+        type_into(&page, "#slide-layout", typed).await;
+        click(&page, "#add-slide").await;
+        let grown = eventually(|| async {
+            app.list_slides(&alice.key, deck, "").await.json["meta"]["total"] == before + 1
+        })
+        .await;
+        assert!(grown, "{typed}: no slide was added");
+        wait_for(&page, SAVE_STATE, "All changes saved").await;
+        let current: String = page
+            .evaluate(CURRENT_SLIDE)
+            .await
+            .unwrap()
+            .into_value()
+            .unwrap();
+        let html = app.get_slide(&alice.key, deck, &current).await.data()["html"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert_eq!(
+            html.matches("class=\"sl-block\"").count(),
+            blocks,
+            "{typed}: {html}"
+        );
+        shot(&page, &format!("editor-layout-{}", typed.replace(' ', "-"))).await;
+    }
+    // The two-column slide's title placeholder takes what is typed.
+    let current: String = page
+        .evaluate(CURRENT_SLIDE)
+        .await
+        .unwrap()
+        .into_value()
+        .unwrap();
+    let at = on_board(&page).await;
+    double_click(&page, at(480.0, 80.0)).await;
+    wait_for(&page, "String(window.getSelection())", "Title").await;
+    page.execute(InsertTextParams::new("Plan")).await.unwrap();
+    mouse(&page, DispatchMouseEventType::MousePressed, 5.0, 5.0, 1).await;
+    mouse(&page, DispatchMouseEventType::MouseReleased, 5.0, 5.0, 1).await;
+    let typed = eventually(|| async {
+        app.get_slide(&alice.key, deck, &current).await.data()["html"]
+            .as_str()
+            .unwrap()
+            .contains("<h2>Plan</h2>")
+    })
+    .await;
+    assert!(typed, "the title placeholder did not take the text");
+
+    click(&page, "[data-opens=export]").await;
+    click(&page, "#export-notes").await;
+    for (format, magic, name) in [
+        ("pdf", &b"%PDF"[..], "board-review.pdf"),
+        ("pptx", &b"PK"[..], "board-review.pptx"),
+        ("zip", &b"PK"[..], "board-review.zip"),
+    ] {
+        click(&page, &format!("#export [data-format={format}]")).await;
+        let state = wait_for(
+            &page,
+            "document.getElementById('export-state').textContent",
+            name,
+        )
+        .await;
+        assert!(state.contains("is ready"), "{state}");
+        let href: String = page
+            .evaluate("document.querySelector('#export-state a').href")
+            .await
+            .unwrap()
+            .into_value()
+            .unwrap();
+        let download = reqwest::get(&href).await.unwrap();
+        assert_eq!(
+            download.headers()["content-disposition"],
+            format!("attachment; filename=\"{name}\"").as_str()
+        );
+        let file = download.bytes().await.unwrap();
+        assert!(file.starts_with(magic), "{format}: {} bytes", file.len());
+        if format == "pdf" {
+            // The notes option reached the export: its text is in the PDF.
+            let text = crate::exports::pdf_text(&file).expect("pdftotext reads the PDF");
+            assert!(text.contains("Say thanks."), "{text}");
+        }
+    }
+    shot(&page, "editor-export-dialog").await;
+
+    // Presenting: the speaker view drives the audience's window in the same browser and
+    // follows it; S on the audience's window opens the speaker view.
+    let audience = chromium.browser.new_page("about:blank").await.unwrap();
+    audience
+        .goto(format!("{deck_url}/fullscreen"))
+        .await
+        .unwrap();
+    let speaker = chromium.browser.new_page("about:blank").await.unwrap();
+    speaker.goto(format!("{deck_url}/present")).await.unwrap();
+    const INDEX: &str =
+        "(typeof Reveal !== 'undefined' && Reveal.isReady()) ? String(Reveal.getIndices().h) : ''";
+    wait_for(&audience, INDEX, "0").await;
+    wait_for(&speaker, INDEX, "0").await;
+    press(&speaker, "body", "ArrowRight").await;
+    assert_eq!(wait_for(&speaker, INDEX, "1").await, "1");
+    assert_eq!(
+        wait_for(&audience, INDEX, "1").await,
+        "1",
+        "the audience did not follow"
+    );
+    press(&audience, "body", "ArrowRight").await;
+    assert_eq!(wait_for(&audience, INDEX, "2").await, "2");
+    assert_eq!(
+        wait_for(&speaker, INDEX, "2").await,
+        "2",
+        "the speaker view did not follow"
+    );
+    let before = chromium.browser.pages().await.unwrap().len();
+    press(&audience, "body", "s").await;
+    let mut opened = false;
+    for _ in 0..100 {
+        let pages = chromium.browser.pages().await.unwrap();
+        if pages.len() > before {
+            for p in pages {
+                if let Ok(Some(url)) = p.url().await
+                    && url.ends_with("/present")
+                    && p.target_id() != speaker.target_id()
+                {
+                    opened = true;
+                }
+            }
+        }
+        if opened {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(opened, "S opened no speaker view");
     chromium.close().await;
 }

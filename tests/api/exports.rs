@@ -229,7 +229,7 @@ fn pdf_pages(pdf: &[u8]) -> usize {
         .count()
 }
 
-fn pdf_text(pdf: &[u8]) -> Option<String> {
+pub(crate) fn pdf_text(pdf: &[u8]) -> Option<String> {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("x.pdf");
     std::fs::write(&path, pdf).unwrap();

@@ -102,7 +102,7 @@ async fn after_sign_in_a_person_sees_their_decks_and_makes_new_ones() {
     assert_eq!(status, 200);
     assert!(home.contains("Made by a program"), "{home}");
     assert!(
-        home.contains("2 slides") && home.contains(">all<"),
+        home.contains("2 slides") && home.contains(">Public<"),
         "{home}"
     );
     assert!(home.contains("Signed in as <strong>alice</strong>"));

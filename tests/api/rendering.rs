@@ -112,7 +112,7 @@ fn corpus() -> Vec<String> {
 }
 
 /// Sets the page's viewport to `width` x `height` CSS pixels at one device pixel each.
-async fn viewport(page: &Page, width: u32, height: u32) {
+pub(crate) async fn viewport(page: &Page, width: u32, height: u32) {
     let params = SetDeviceMetricsOverrideParams::builder()
         .width(width)
         .height(height)

@@ -6,6 +6,7 @@
 
 import { openedSlide, titleDirty, transaction } from "../model/state.js";
 import { blockOf, parseSlide, serializeSlide, withSectionAttr } from "../model/slide.js";
+import { layoutHtml } from "./layouts.js";
 
 /** The deck as the API answered (`deck`: its data object). */
 export function deckLoaded(state, deck) {
@@ -82,10 +83,10 @@ export function label(slide) {
 const slidesPath = (state, rest = "") => `/v1/decks/${state.deck.id}/slides${rest}`;
 const created = (json) => json.data.id;
 
-/** A new slide after the selected slide's stack. */
-export function addSlide(state) {
+/** A new slide in `layout` (layouts.js) after the selected slide's stack. */
+export function addSlide(state, layout = "title-body") {
   const i = selectedIndex(state);
-  const payload = { html: "<section><h2>New slide</h2></section>" };
+  const payload = { html: layoutHtml(layout, state.deck) };
   if (i >= 0) {
     const stack = state.slides.filter((s) => s.position.horizontal === state.slides[i].position.horizontal);
     payload.insert_after_slide_id = stack[stack.length - 1].id;

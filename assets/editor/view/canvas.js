@@ -59,11 +59,14 @@ export class CanvasView {
     return drawn ? drawn.view : null;
   }
 
-  /** Scales the canvas to the stage's width, and to at most 70% of the window's height. */
+  /** Scales the canvas to the stage's width and to the window's height below its top (with
+   * the page scrolled to the top), so that the whole slide shows without scrolling. */
   fit() {
     const room = (this.frame.parentElement || this.frame).clientWidth - 2; // less the border
+    const top = this.frame.getBoundingClientRect().top + window.scrollY;
+    const below = Math.max(window.innerHeight - top - 12, window.innerHeight * 0.35);
     const { width, height } = this.size;
-    this.scale = Math.min(room / width, (window.innerHeight * 0.7) / height) || 1;
+    this.scale = Math.min(room / width, below / height) || 1;
     this.slide.slides.style.transform = `scale(${this.scale})`;
     this.frame.style.width = `${Math.round(width * this.scale)}px`;
     this.frame.style.height = `${Math.round(height * this.scale)}px`;

@@ -15,6 +15,9 @@ function labelled(text, control, wide = false) {
   return label;
 }
 
+/** How the visibility values read to a person. */
+const VALUE_LABELS = { all: "Public", self: "Private", team: "Team" };
+
 /**
  * Draws the settings form: a select per setting of `choices` ({ field: [values] }), the
  * description, width and height, filled from `deck`; each change goes through `saver`.
@@ -26,7 +29,7 @@ export function settingsPanel(store, saver, choices) {
   for (const [field, values] of Object.entries(choices)) {
     const select = document.createElement("select");
     select.dataset.setting = field;
-    for (const v of values) select.append(new Option(v, v));
+    for (const v of values) select.append(new Option(VALUE_LABELS[v] || v, v));
     controls.push(labelled(names[field] || field, select));
   }
   const input = (field, type) => {
@@ -61,11 +64,28 @@ export function sharePanel(api, ui) {
     list.replaceChildren();
     for (const link of links) {
       const item = document.createElement("li");
+      const name = document.createElement("strong");
+      name.textContent = link.name || "Link";
       const a = document.createElement("a");
       a.href = link.url;
-      a.textContent = link.name || link.url;
+      a.textContent = link.url;
+      a.className = "share-url";
       a.target = "_blank";
       a.rel = "noopener";
+      const copy = document.createElement("button");
+      copy.type = "button";
+      copy.className = "secondary";
+      copy.textContent = "Copy";
+      copy.addEventListener("click", async () => {
+        try {
+          await navigator.clipboard.writeText(link.url);
+          copy.textContent = "Copied";
+        } catch (_) {
+          // Without the clipboard, the link's text is selected for the person to copy.
+          window.getSelection().selectAllChildren(a);
+          copy.textContent = "Press Ctrl+C";
+        }
+      });
       const facts = document.createElement("span");
       facts.className = "muted";
       const parts = [`${link.view_count} views`];
@@ -81,13 +101,11 @@ export function sharePanel(api, ui) {
         if (error) ui.status(error, "error");
         await draw();
       });
-      item.append(a, facts, revoke);
+      item.append(name, " ", a, " ", copy, facts, revoke);
       list.append(item);
     }
   };
-  $("share").addEventListener("toggle", () => {
-    if ($("share").open) draw();
-  });
+  $("share").addEventListener("open", draw);
   $("share-create").addEventListener("click", async () => {
     const payload = { name: $("share-name").value.trim() };
     if ($("share-password").value) payload.password = $("share-password").value;

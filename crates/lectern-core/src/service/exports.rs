@@ -245,7 +245,8 @@ impl Lectern {
         self.viewed(deck, true).await
     }
 
-    /// The completed export a download link names: `None` when the link's signature is wrong
+    /// The completed export a download link names, with its deck's slug (the file's name):
+    /// `None` when the link's signature is wrong
     /// or it has expired (403), not found while its deck is in the trash or once its file was
     /// deleted (404).
     pub async fn check_download(
@@ -253,7 +254,7 @@ impl Lectern {
         export_id: i64,
         expires: i64,
         signature_hex: &str,
-    ) -> Result<Option<ExportRecord>> {
+    ) -> Result<Option<(ExportRecord, String)>> {
         if expires < Timestamp::now().unix_micros() / 1_000_000 {
             return Ok(None);
         }
@@ -269,10 +270,10 @@ impl Lectern {
             .filter(|e| e.status == "completed" && still_exists(e))
             .ok_or_else(gone)?;
         let deck = self.store().find_deck(export.deck_id).await?;
-        if deck.is_none_or(|d| d.trashed_at.is_some()) {
-            return Err(gone());
+        match deck {
+            Some(d) if d.trashed_at.is_none() => Ok(Some((export, d.slug))),
+            _ => Err(gone()),
         }
-        Ok(Some(export))
     }
 }
 
