@@ -21,6 +21,7 @@ import { addSlide, deleteSlide, duplicateSlide, groupBelow, groupOut, moveSlide 
 import { renderWhenLoaded } from "./view/slide-frame.js";
 import { installDialogs } from "./view/dialogs.js";
 import { exportPanel } from "./view/export-panel.js";
+import { historyPanel } from "./view/history-panel.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -53,6 +54,7 @@ async function start() {
   settingsPanel(store, saver, data.choices);
   sharePanel(api, panels);
   exportPanel(store, api);
+  historyPanel(store, api, saver);
   installDialogs();
   imageTools(store, api, panels);
   store.subscribe((state, tr) => {

@@ -1481,6 +1481,55 @@ async fn the_editor_fits_the_window_and_exports_from_its_menu() {
     })
     .await;
     assert!(typed, "the title placeholder did not take the text");
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+
+    // History: the revision before the typing, restored from the History dialog.
+    let before_typing = app.get_deck(&alice.key, deck, "").await.data()["revision"]
+        .as_i64()
+        .unwrap()
+        - 1;
+    click(&page, "[data-opens=history]").await;
+    let history = wait_for(
+        &page,
+        "document.getElementById('history-list').textContent",
+        "(now)",
+    )
+    .await;
+    assert!(
+        history.contains("Changed a slide · alice (web)"),
+        "{history}"
+    );
+    shot(&page, "editor-history-dialog").await;
+    click(
+        &page,
+        &format!("#history-list button[data-revision='{before_typing}']"),
+    )
+    .await;
+    let restored = eventually(|| async {
+        app.get_slide(&alice.key, deck, &current).await.data()["html"]
+            .as_str()
+            .unwrap()
+            .contains("<h2>Title</h2>")
+    })
+    .await;
+    assert!(restored, "the revision was not restored");
+    let newest = app
+        .call(
+            reqwest::Method::GET,
+            &format!("/v1/decks/{deck}/revisions"),
+            Some(&alice.key),
+            None,
+        )
+        .await;
+    assert_eq!(newest.data()[0]["operation"], "restore");
+    assert_eq!(newest.data()[0]["restored_revision"], before_typing);
+    wait_for(
+        &page,
+        "document.querySelector('.canvas-board h2').textContent",
+        "Title",
+    )
+    .await;
+    press(&page, "#history", "Escape").await;
 
     click(&page, "[data-opens=export]").await;
     click(&page, "#export-notes").await;

@@ -204,19 +204,31 @@ export class Saver {
       if (!(await this.settled())) return;
       const target = from.pop();
       if (target === undefined) return this.ui.status(back ? "Nothing to undo" : "Nothing to redo", "saved");
-      this.ui.status("Saving…", "saving");
       const current = this.store.state.deck.revision;
-      const path = `/v1/decks/${this.api.deckId}/revisions/${target}/restore`;
-      const r = await this.api.request("POST", path, undefined, { precondition: true, remember: false });
-      if (r.status !== 200) {
-        from.push(target);
-        if (r.status === 412) return this.showConflict(CONFLICT.travel);
-        return this.ui.status(errorOf(r, "Not restored"), "error");
-      }
-      this.follow(r.json);
-      to.push(current);
-      await this.refresh(this.store.state.slide && this.store.state.slide.id);
+      if (await this.restoreNow(target)) to.push(current);
+      else from.push(target);
     });
+  }
+
+  /** The deck restored to `revision` (the history panel), as a new revision; answers
+   * whether it was. */
+  restore(revision) {
+    return this.serially(async () => (await this.settled()) && this.restoreNow(revision));
+  }
+
+  /** Restores `revision` now, checked against the revision this page knows. */
+  async restoreNow(revision) {
+    this.ui.status("Saving…", "saving");
+    const path = `/v1/decks/${this.api.deckId}/revisions/${revision}/restore`;
+    const r = await this.api.request("POST", path, undefined, { precondition: true, remember: false });
+    if (r.status !== 200) {
+      if (r.status === 412) this.showConflict(CONFLICT.travel);
+      else this.ui.status(errorOf(r, "Not restored"), "error");
+      return false;
+    }
+    this.follow(r.json);
+    await this.refresh(this.store.state.slide && this.store.state.slide.id);
+    return true;
   }
 
   showConflict(message) {
