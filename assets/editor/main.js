@@ -20,6 +20,8 @@ import { imageTools, settingsPanel, sharePanel } from "./view/deck-panels.js";
 import { addSlide, deleteSlide, duplicateSlide, groupBelow, groupOut, moveSlide } from "./actions/slides.js";
 import { renderWhenLoaded } from "./view/slide-frame.js";
 import { installDialogs } from "./view/dialogs.js";
+import { selectBlocks } from "./actions/blocks.js";
+import { blocksOf } from "./model/slide.js";
 import { exportPanel } from "./view/export-panel.js";
 import { historyPanel } from "./view/history-panel.js";
 
@@ -85,6 +87,18 @@ async function start() {
     if (event.target instanceof Element && event.target.closest("textarea, input, select, [contenteditable=true]")) return;
     event.preventDefault();
     saver.travel(!event.shiftKey);
+  });
+  // Outside any field: ? shows the shortcuts, Ctrl+A selects the slide's blocks.
+  document.addEventListener("keydown", (event) => {
+    const target = event.target;
+    if (target instanceof Element && target.closest("textarea, input, select, button, [contenteditable=true], dialog")) return;
+    if (event.key === "?" && !event.ctrlKey && !event.metaKey) {
+      event.preventDefault();
+      $("shortcuts").showModal();
+    } else if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "a" && !$("canvas").contains(target)) {
+      event.preventDefault();
+      store.run(selectBlocks, blocksOf(store.state.slide?.model).map((b) => b.key));
+    }
   });
   window.addEventListener("beforeunload", (event) => {
     if (saver.dirty || saver.saving) {

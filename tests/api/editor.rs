@@ -1617,3 +1617,100 @@ async fn the_editor_fits_the_window_and_exports_from_its_menu() {
     assert!(opened, "S opened no speaker view");
     chromium.close().await;
 }
+
+/// Keys and drops a person uses: `?` shows the shortcuts, Ctrl+A on the canvas selects every
+/// block (not the page), and a text file dropped on the slide is refused with a message.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shortcuts_select_all_and_a_dropped_file_that_is_no_image() {
+    use chromiumoxide::cdp::browser_protocol::input::{
+        DispatchDragEventParams, DispatchDragEventType, DragData,
+    };
+    let Some(bin) = crate::common::chromium(module_path!()) else {
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let slide = "<section>\
+        <div class=\"sl-block\" data-block-type=\"text\" data-block-id=\"t1\" style=\"left:80px;top:60px;width:500px;height:120px\">\
+        <div class=\"sl-block-content\"><h2>One</h2></div></div>\
+        <div class=\"sl-block\" data-block-type=\"text\" data-block-id=\"t2\" style=\"left:80px;top:300px;width:500px;height:120px\">\
+        <div class=\"sl-block-content\"><p>Two</p></div></div></section>";
+    let CanvasEditor { chromium, page, .. } =
+        open_canvas(&app, &alice, bin, "Keys", slide, 2).await;
+
+    press(&page, "body", "?").await;
+    wait_for(
+        &page,
+        "String(document.getElementById('shortcuts').open)",
+        "true",
+    )
+    .await;
+    shot(&page, "editor-shortcuts").await;
+    press(&page, "#shortcuts", "Escape").await;
+    wait_for(
+        &page,
+        "String(document.getElementById('shortcuts').open)",
+        "false",
+    )
+    .await;
+
+    let at = on_board(&page).await;
+    let (x, y) = at(700.0, 600.0);
+    mouse(&page, DispatchMouseEventType::MousePressed, x, y, 1).await;
+    mouse(&page, DispatchMouseEventType::MouseReleased, x, y, 1).await;
+    page.execute(
+        chromiumoxide::cdp::browser_protocol::input::DispatchKeyEventParams::builder()
+            .r#type(chromiumoxide::cdp::browser_protocol::input::DispatchKeyEventType::KeyDown)
+            .key("a")
+            .code("KeyA")
+            .windows_virtual_key_code(65)
+            .modifiers(2)
+            .build()
+            .unwrap(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(wait_for(&page, SELECTED_BLOCKS, "t1,t2").await, "t1,t2");
+    let selected_text: String = page
+        .evaluate("String(window.getSelection())")
+        .await
+        .unwrap()
+        .into_value()
+        .unwrap();
+    assert_eq!(selected_text, "", "the page's text was selected");
+
+    let dir = tempfile::tempdir().unwrap();
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "not a picture").unwrap();
+    // (CDP wants at least one item beside the files.)
+    let mut data = DragData::new(
+        vec![
+            chromiumoxide::cdp::browser_protocol::input::DragDataItem::new(
+                "text/plain",
+                "not a picture",
+            ),
+        ],
+        1,
+    );
+    data.files = Some(vec![notes.display().to_string()]);
+    for kind in [
+        DispatchDragEventType::DragEnter,
+        DispatchDragEventType::DragOver,
+        DispatchDragEventType::Drop,
+    ] {
+        page.execute(
+            DispatchDragEventParams::builder()
+                .r#type(kind)
+                .x(x)
+                .y(y)
+                .data(data.clone())
+                .build()
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    }
+    let said = wait_for(&page, SAVE_STATE, "not an image").await;
+    assert!(said.starts_with("notes.txt is not an image"), "{said}");
+    chromium.close().await;
+}

@@ -182,6 +182,12 @@ function key(c, event) {
     }
     return;
   }
+  if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === "a") {
+    // Outside text, Ctrl+A selects the slide's blocks, not the page.
+    event.preventDefault();
+    c.store.run(selectBlocks, keys);
+    return;
+  }
   if (state.selection.length === 0) return;
   const step = event.shiftKey ? 10 : 1;
   const nudge = { ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] }[event.key];

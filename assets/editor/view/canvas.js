@@ -12,6 +12,9 @@ import { cleanPasted } from "./paste.js";
 import { installInput } from "./canvas-input.js";
 import { centreSlide, deckSize, dressFrame, renderSlides, slideFrame } from "./slide-frame.js";
 
+/** Pastes longer than this many characters are asked about first. */
+const LARGE_PASTE = 20000;
+
 /** An element parsed from `html` in a document that runs and loads nothing. */
 function parsed(html, selector) {
   return new DOMParser().parseFromString(`<!doctype html><body>${html}`, "text/html").body.querySelector(selector);
@@ -159,6 +162,12 @@ export class CanvasView {
     content.addEventListener("paste", (event) => {
       // Pasted rich text keeps only what a slide keeps: text, emphasis, links, lists.
       const html = event.clipboardData && event.clipboardData.getData("text/html");
+      const text = (event.clipboardData && event.clipboardData.getData("text/plain")) || "";
+      const size = Math.max(text.length, html ? html.length : 0);
+      if (size > LARGE_PASTE && !window.confirm(`Paste ${size.toLocaleString("en")} characters into this block? A slide shows a few hundred.`)) {
+        event.preventDefault();
+        return;
+      }
       if (!html) return;
       event.preventDefault();
       document.execCommand("insertHTML", false, cleanPasted(html));

@@ -156,6 +156,9 @@ export function imageTools(store, api, ui) {
     if (file && file.type.startsWith("image/")) {
       event.preventDefault();
       upload(file);
+    } else if (file) {
+      event.preventDefault();
+      ui.status(`${file.name} is not an image: PNG, JPEG, GIF, WebP and SVG files go on a slide`, "error");
     }
   });
 }
