@@ -1635,8 +1635,12 @@ async fn shortcuts_select_all_and_a_dropped_file_that_is_no_image() {
         <div class=\"sl-block-content\"><h2>One</h2></div></div>\
         <div class=\"sl-block\" data-block-type=\"text\" data-block-id=\"t2\" style=\"left:80px;top:300px;width:500px;height:120px\">\
         <div class=\"sl-block-content\"><p>Two</p></div></div></section>";
-    let CanvasEditor { chromium, page, .. } =
-        open_canvas(&app, &alice, bin, "Keys", slide, 2).await;
+    let CanvasEditor {
+        chromium,
+        page,
+        deck,
+        first,
+    } = open_canvas(&app, &alice, bin, "Keys", slide, 2).await;
 
     press(&page, "body", "?").await;
     wait_for(
@@ -1678,6 +1682,47 @@ async fn shortcuts_select_all_and_a_dropped_file_that_is_no_image() {
         .into_value()
         .unwrap();
     assert_eq!(selected_text, "", "the page's text was selected");
+
+    // The toolbar shows the selected block's state and offers only what applies to it.
+    let toolbar = "[document.getElementById('fmt-block').value, String(document.getElementById('fmt-bold').disabled), \
+         String(document.getElementById('block-delete').disabled), document.getElementById('fmt-size').value].join(' ')";
+    let (px1, py1) = at(300.0, 100.0);
+    let (px2, py2) = at(300.0, 330.0);
+    let clicks = [
+        (x, y, "p true true "),
+        (px1, py1, "h2 false false "),
+        (px2, py2, "p false false "),
+    ];
+    for (cx, cy, want) in clicks {
+        mouse(&page, DispatchMouseEventType::MousePressed, cx, cy, 1).await;
+        mouse(&page, DispatchMouseEventType::MouseReleased, cx, cy, 1).await;
+        assert_eq!(wait_for(&page, toolbar, want).await, want);
+    }
+    // "Size 80" on a heading block gives 80 px text (not 80 x 1.6).
+    mouse(&page, DispatchMouseEventType::MousePressed, px1, py1, 1).await;
+    mouse(&page, DispatchMouseEventType::MouseReleased, px1, py1, 1).await;
+    wait_for(&page, toolbar, "h2 false").await;
+    type_into(&page, "#fmt-size", "80").await;
+    press(&page, "#fmt-size", "Enter").await;
+    let size = wait_for(
+        &page,
+        "getComputedStyle(document.querySelector('.canvas-board [data-block-id=t1] h2')).fontSize",
+        "80px",
+    )
+    .await;
+    assert_eq!(size, "80px");
+    assert_eq!(
+        wait_for(&page, toolbar, "h2 false false 80").await,
+        "h2 false false 80"
+    );
+    let stored = eventually(|| async {
+        app.get_slide(&alice.key, deck, &first).await.data()["html"]
+            .as_str()
+            .unwrap()
+            .contains("font-size: 50px")
+    })
+    .await;
+    assert!(stored, "the size was not saved as 80 / 1.6 = 50 px");
 
     let dir = tempfile::tempdir().unwrap();
     let notes = dir.path().join("notes.txt");

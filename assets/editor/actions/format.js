@@ -5,7 +5,7 @@
 import { editSlide } from "./blocks.js";
 import { readTag, openTag, withAttr } from "../model/markup.js";
 import {
-  blockAttr, blockOf, blockType, mapBlocks, withBlockAttr, withContentHtml, withContentStyle, withSectionAttr,
+  blockAttr, blockOf, blockType, contentStyle, mapBlocks, withBlockAttr, withContentHtml, withContentStyle, withSectionAttr,
 } from "../model/slide.js";
 
 /** "#rrggbb" as a browser serialises a colour in a style: "rgb(r, g, b)"; others as given. */
@@ -30,6 +30,39 @@ function changeBlocks(state, name, keys, change) {
 export function styleContent(state, key, property, value) {
   const v = property === "color" ? cssColour(value) : value;
   return changeBlocks(state, "styleContent", [key], (b) => withContentStyle(b, { [property]: v }));
+}
+
+/** How much larger than its block's text each heading is (slides.css). */
+const HEADING_SCALE = { h1: 2.5, h2: 1.6, h3: 1.3, h4: 1, h5: 0.9, h6: 0.8 };
+
+/** The tag of the first element in a block's content ("p", "h2", ...), or null. */
+export function firstTag(block) {
+  const m = /<([a-z][a-z0-9]*)/i.exec((block && block.content && block.content.html) || "");
+  return m ? m[1].toLowerCase() : null;
+}
+
+/** The size in px a person reads for text block `block`: its first element's (a heading is
+ * its scale times the block's size); null when the block sets none. */
+export function textSize(block) {
+  const size = Number.parseFloat(contentStyle(block, "font-size") || "");
+  if (!Number.isFinite(size)) return null;
+  return Math.round(size * (HEADING_SCALE[firstTag(block)] || 1));
+}
+
+/** Sets block `key`'s text to `px` pixels as a person reads it: a heading in it gets that
+ * size (the block's size is `px` divided by the heading's scale). */
+export function setTextSize(state, key, px) {
+  const block = blockOf(state.slide?.model, key);
+  if (!block) return null;
+  const size = Math.round((Number(px) / (HEADING_SCALE[firstTag(block)] || 1)) * 100) / 100;
+  return changeBlocks(state, "setTextSize", [key], (b) => withContentStyle(b, { "font-size": `${size}px` }));
+}
+
+/** Colours block `key`'s text, headings included (their colour is the theme's heading
+ * variable, set here for the block). */
+export function setTextColour(state, key, colour) {
+  const c = cssColour(colour);
+  return changeBlocks(state, "setTextColour", [key], (b) => withContentStyle(b, { color: c, "--lectern-heading": c }));
 }
 
 /** Fills the shapes among `keys` with `colour`. */

@@ -6,9 +6,22 @@
 import { deleteBlocks, duplicateBlock, restackBlock } from "../actions/blocks.js";
 import { addCode, addHtml, addLine, addShape, addText } from "../actions/create.js";
 import {
-  setBackground, setBackgroundImage, setFill, setFragment, setLanguage, setRadius, setStroke, styleContent,
+  firstTag, setBackground, setBackgroundImage, setFill, setFragment, setLanguage, setRadius, setStroke, setTextColour,
+  setTextSize, styleContent, textSize,
 } from "../actions/format.js";
-import { blockAttr, blockOf } from "../model/slide.js";
+import { blockAttr, blockOf, blockType, contentStyle, sectionAttr } from "../model/slide.js";
+
+/** The tools that act on a selected block of some types, by id. */
+const TEXT_TOOLS = ["fmt-bold", "fmt-italic", "fmt-underline", "fmt-strike", "fmt-list", "fmt-numbers", "fmt-link", "fmt-block", "fmt-left", "fmt-center", "fmt-right"];
+const BLOCK_TOOLS = ["block-forward", "block-backward", "block-duplicate", "block-delete", "block-fragment", "fragment-order"];
+const SHAPE_TOOLS = ["shape-stroke", "shape-stroke-width", "shape-radius"];
+
+/** A colour as `<input type=color>` takes it ("#rrggbb"), from "rgb(r, g, b)" or "#rrggbb". */
+function hexColour(value) {
+  const rgb = /^rgba?\((\d+),\s*(\d+),\s*(\d+)/i.exec(value || "");
+  if (rgb) return `#${rgb.slice(1, 4).map((n) => Number(n).toString(16).padStart(2, "0")).join("")}`;
+  return /^#[0-9a-f]{6}$/i.test(value || "") ? value.toLowerCase() : null;
+}
 
 const $ = (id) => document.getElementById(id);
 const whole = (input) => Math.max(0, Math.round(Number(input.value) || 0));
@@ -74,12 +87,11 @@ export class ToolbarView {
     change("fmt-block", () => this.format("formatBlock", $("fmt-block").value));
     change("fmt-size", () => {
       const size = $("fmt-size").value;
-      if (size) run(styleContent, lead(), "font-size", `${size}px`);
-      $("fmt-size").value = "";
+      if (size) run(setTextSize, lead(), Number(size));
     });
     change("fmt-colour", () => {
       const colour = $("fmt-colour").value;
-      if (!this.format("foreColor", colour)) run(styleContent, lead(), "color", colour);
+      if (!this.format("foreColor", colour)) run(setTextColour, lead(), colour);
     });
     document.addEventListener("selectionchange", () => {
       const editing = canvas.editing && canvas.editing.content;
@@ -93,12 +105,32 @@ export class ToolbarView {
     });
   }
 
-  /** Shows the lead block's fragment step. */
+  /** Shows the selection's state (the lead block's text style, size, colours, fragment step,
+   * the slide's background) and enables only the tools that apply to it. */
   draw(state) {
     const block = blockOf(state.slide?.model, state.lead);
+    const type = block ? blockType(block) : null;
+    const editing = Boolean(this.canvas.editing);
+    const enable = (ids, on) => {
+      for (const id of ids) $(id).disabled = !on;
+    };
+    enable(TEXT_TOOLS, type === "text" || editing);
+    enable(["fmt-size", "fmt-colour"], type === "text" || type === "code" || editing);
+    enable(BLOCK_TOOLS, state.selection.length > 0);
+    enable(SHAPE_TOOLS, type === "shape");
     const fragment = Boolean(block && (blockAttr(block, "class") || "").split(/\s+/).includes("fragment"));
     $("block-fragment").checked = fragment;
     $("fragment-order").value = (block && blockAttr(block, "data-fragment-index")) || "0";
+    const tag = type === "text" ? firstTag(block) : null;
+    $("fmt-block").value = ["p", "h1", "h2", "h3"].includes(tag) ? tag : "p";
+    const size = type === "text" || type === "code" ? textSize(block) : null;
+    $("fmt-size").value = size && [...$("fmt-size").options].some((o) => o.value === String(size)) ? String(size) : "";
+    const colour = block && hexColour(contentStyle(block, "color"));
+    if (colour) $("fmt-colour").value = colour;
+    const fill = type === "shape" && hexColour(contentStyle(block, "background-color"));
+    if (fill) $("shape-fill").value = fill;
+    const background = hexColour(sectionAttr(state.slide?.model, "data-background-color"));
+    $("slide-background").value = background || "#ffffff";
   }
 
   /** Runs an editing command on the text being edited (its selection put back first);
