@@ -1724,6 +1724,32 @@ async fn shortcuts_select_all_and_a_dropped_file_that_is_no_image() {
     .await;
     assert!(stored, "the size was not saved as 80 / 1.6 = 50 px");
 
+    // Eight handles: the top-left corner of the heading block dragged up and left grows it
+    // there (left 80 -> 40, top 60 -> 40, 500 x 120 -> 540 x 140).
+    let nw = numbers(
+        &page,
+        "(() => { const r = document.querySelector('.canvas-selected .canvas-handle[data-handle=nw]').getBoundingClientRect(); \
+         return [r.x + r.width / 2, r.y + r.height / 2, document.querySelectorAll('.canvas-selected .canvas-handle').length]; })()",
+    )
+    .await;
+    assert_eq!(nw[2], 8.0, "eight handles");
+    let scale = at(1.0, 0.0).0 - at(0.0, 0.0).0;
+    drag(
+        &page,
+        (nw[0], nw[1]),
+        (nw[0] - 40.0 * scale, nw[1] - 20.0 * scale),
+    )
+    .await;
+    let grown = eventually(|| async {
+        let html = app.get_slide(&alice.key, deck, &first).await.data()["html"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        html.contains("left: 40px; top: 40px; width: 540px; height: 140px")
+    })
+    .await;
+    assert!(grown, "the top-left handle did not resize from its corner");
+
     let dir = tempfile::tempdir().unwrap();
     let notes = dir.path().join("notes.txt");
     std::fs::write(&notes, "not a picture").unwrap();

@@ -58,6 +58,19 @@ export function resizeBlock(state, key, width, height) {
   return editSlide(state, "resizeBlock", model);
 }
 
+/** Puts block `key` at `{left, top, width, height}` (a resize from any side), at least 8 px
+ * a side. */
+export function placeBlock(state, key, { left, top, width, height }) {
+  const block = state.slide && blockOf(state.slide.model, key);
+  if (!block) return null;
+  const box = [left, top, Math.max(8, width), Math.max(8, height)].map((v) => Math.round(v));
+  const now = ["left", "top", "width", "height"].map((p) => px(block, p));
+  if (box.every((v, i) => v === now[i])) return null;
+  const [l, t, w, h] = box;
+  const model = mapBlocks(state.slide.model, [key], (b) => withBlockStyle(b, { left: `${l}px`, top: `${t}px`, width: `${w}px`, height: `${h}px` }));
+  return editSlide(state, "placeBlock", model);
+}
+
 /** Turns block `key` to `angle` degrees (0: upright). */
 export function rotateBlock(state, key, angle) {
   if (!state.slide) return null;

@@ -66,15 +66,54 @@ export function dragDelta(model, size, keys, lead, dx, dy, scale) {
   return [x - left, y - top];
 }
 
-/** The size block `key` gets when its corner is dragged by (`dx`, `dy`), edges snapped. */
-export function resizeTo(model, size, key, dx, dy, scale) {
+/** The edges each of the eight resize handles moves. */
+const HANDLE_EDGES = {
+  nw: ["left", "top"], n: ["top"], ne: ["right", "top"], e: ["right"],
+  se: ["right", "bottom"], s: ["bottom"], sw: ["left", "bottom"], w: ["left"],
+};
+
+/**
+ * The place `{left, top, width, height}` block `key` gets when its `handle` ("nw", "n", ...,
+ * "w") is dragged by (`dx`, `dy`): the edges the handle moves snap; at least 8 px a side;
+ * with `keepRatio` the block keeps its proportions (a side handle moves the edge across
+ * from the other side along).
+ */
+export function resizeFrom(model, size, key, handle, dx, dy, scale, keepRatio = false) {
   const block = blocksOf(model).find((b) => b.key === key);
+  const edges = HANDLE_EDGES[handle] || HANDLE_EDGES.se;
+  const moves = (edge) => edges.includes(edge);
   const tolerance = SNAP / scale;
-  const left = px(block, "left");
-  const top = px(block, "top");
-  const width = snap(left + px(block, "width") + dx, snapLines(model, "x", size.width, [key]), tolerance) - left;
-  const height = snap(top + px(block, "height") + dy, snapLines(model, "y", size.height, [key]), tolerance) - top;
-  return [width, height];
+  const [w0, h0] = [px(block, "width"), px(block, "height")];
+  let left = px(block, "left");
+  let top = px(block, "top");
+  let right = left + w0;
+  let bottom = top + h0;
+  const xs = snapLines(model, "x", size.width, [key]);
+  const ys = snapLines(model, "y", size.height, [key]);
+  if (moves("left")) left = Math.min(snap(left + dx, xs, tolerance), right - 8);
+  if (moves("right")) right = Math.max(snap(right + dx, xs, tolerance), left + 8);
+  if (moves("top")) top = Math.min(snap(top + dy, ys, tolerance), bottom - 8);
+  if (moves("bottom")) bottom = Math.max(snap(bottom + dy, ys, tolerance), top + 8);
+  if (keepRatio && w0 > 0 && h0 > 0) {
+    const ratio = w0 / h0;
+    let w = right - left;
+    let h = bottom - top;
+    const horizontal = moves("left") || moves("right");
+    const vertical = moves("top") || moves("bottom");
+    if (horizontal && vertical) {
+      if (w / h > ratio) w = h * ratio;
+      else h = w / ratio;
+    } else if (horizontal) {
+      h = w / ratio;
+    } else {
+      w = h * ratio;
+    }
+    if (moves("left")) left = right - w;
+    else right = left + w;
+    if (moves("top")) top = bottom - h;
+    else bottom = top + h;
+  }
+  return { left: Math.round(left), top: Math.round(top), width: Math.round(right - left), height: Math.round(bottom - top) };
 }
 
 /** The angle (degrees, 0-359) of a pointer at (`x`, `y`) around a centre (`cx`, `cy`),

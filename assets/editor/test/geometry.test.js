@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 
-import { angleAround, blocksTouching, dragDelta, resizeTo, snap, snapBox } from "../actions/geometry.js";
+import { angleAround, blocksTouching, dragDelta, resizeFrom, snap, snapBox } from "../actions/geometry.js";
 import { parseSlide } from "../model/slide.js";
 import { BLOCKS } from "./fixtures.js";
 
@@ -22,7 +22,20 @@ test("a drag snaps the pressed block's edges to the canvas and the other blocks"
   assert.deepEqual(dragDelta(model, size, ["t1"], "t1", 50, 7.4, 2), [50, 7]);
   // At half scale 12 canvas pixels snap: its top goes back onto i1's top (60).
   assert.deepEqual(dragDelta(model, size, ["t1"], "t1", 50, 7.4, 0.5), [50, 0]);
-  assert.deepEqual(resizeTo(model, size, "t1", 278, 0, 1), [880, 120]);
+});
+
+test("each of the eight handles moves its edges; proportions kept on request", () => {
+  const model = parseSlide(BLOCKS);
+  // t1: left 80, top 60, 600 x 120. Its right edge dragged 278 px (to 958) snaps to the
+  // canvas's right edge, 960: 880 wide.
+  assert.deepEqual(resizeFrom(model, size, "t1", "se", 278, 0, 1), { left: 80, top: 60, width: 880, height: 120 });
+  assert.deepEqual(resizeFrom(model, size, "t1", "nw", -40, -20, 1), { left: 40, top: 40, width: 640, height: 140 });
+  assert.deepEqual(resizeFrom(model, size, "t1", "n", 30, -30, 1), { left: 80, top: 30, width: 600, height: 150 });
+  assert.deepEqual(resizeFrom(model, size, "t1", "w", 700, 0, 1), { left: 672, top: 60, width: 8, height: 120 }, "8 px at least");
+  // Shift on a corner: 600 x 120 stays 5:1 within what the pointer spans (700 x 220).
+  assert.deepEqual(resizeFrom(model, size, "t1", "se", 100, 100, 1, true), { left: 80, top: 60, width: 700, height: 140 });
+  // A side handle with proportions kept moves the other side along.
+  assert.deepEqual(resizeFrom(model, size, "t1", "e", -300, 0, 1, true), { left: 80, top: 60, width: 300, height: 60 });
 });
 
 test("rotation snaps to 15° steps; a rectangle touches the blocks it overlaps", () => {

@@ -1,14 +1,14 @@
 // The canvas's pointer and keyboard: a click selects a block (Shift+click adds it, a
 // rectangle dragged on the empty canvas selects those it touches), a drag moves the
-// selection, the corner resizes and the top knob rotates (each drawn as a preview of the
+// selection, the eight handles resize and the top knob rotates (each drawn as a preview of the
 // action's transaction while the pointer moves, dispatched once when it is let go); a
 // double-click edits text or code in place; the arrow keys, Delete, Ctrl+D, Enter, Tab and
 // Escape, and copy and paste of a block. Every change is one of actions/.
 
-import { deleteBlocks, duplicateBlock, moveBlocks, resizeBlock, rotateBlock, selectBlocks, toggleBlock } from "../actions/blocks.js";
+import { deleteBlocks, duplicateBlock, moveBlocks, placeBlock, rotateBlock, selectBlocks, toggleBlock } from "../actions/blocks.js";
 import { pasteBlock } from "../actions/create.js";
-import { angleAround, blocksTouching, dragDelta, resizeTo } from "../actions/geometry.js";
-import { blockHtml, blockOf, blocksOf } from "../model/slide.js";
+import { angleAround, blocksTouching, dragDelta, resizeFrom } from "../actions/geometry.js";
+import { blockHtml, blockOf, blockType, blocksOf } from "../model/slide.js";
 
 /** The block copied last (its HTML), pasted by Ctrl+V on any slide of the page. */
 let copied = null;
@@ -76,7 +76,10 @@ function pointerDown(c, event) {
     const [cx, cy] = [box.left + box.width / 2, box.top + box.height / 2];
     return gesture(c, event, (_, e) => [rotateBlock, key, angleAround(cx, cy, e.clientX, e.clientY)]);
   }
-  const resizing = event.target.classList.contains("canvas-handle");
+  // A handle resizes from its side or corner; pictures keep their proportions (Shift frees
+  // them), other blocks keep theirs with Shift.
+  const handle = event.target.classList.contains("canvas-handle") && (event.target.dataset.handle || "se");
+  const picture = blockType(blockOf(c.store.state.slide.model, key)) === "image";
   let moved = false;
   gesture(c, event, (start, e) => {
     const dx = (e.clientX - x) / c.scale;
@@ -84,7 +87,7 @@ function pointerDown(c, event) {
     if (!moved && Math.abs(dx) + Math.abs(dy) < 1) return null;
     moved = true;
     const model = start.slide.model;
-    if (resizing) return [resizeBlock, key, ...resizeTo(model, c.size, key, dx, dy, c.scale)];
+    if (handle) return [placeBlock, key, resizeFrom(model, c.size, key, handle, dx, dy, c.scale, picture !== e.shiftKey)];
     // The block pressed snaps; the others of the selection keep their distance to it.
     return [moveBlocks, start.selection, ...dragDelta(model, c.size, start.selection, key, dx, dy, c.scale)];
   });

@@ -132,13 +132,18 @@ export class CanvasView {
       if (key !== one) {
         for (const h of handles) h.remove();
       } else if (handles.length === 0) {
-        const handle = document.createElement("div");
-        handle.className = "canvas-handle";
-        handle.title = "Drag to resize";
+        // Eight handles, the bottom-right corner first.
+        const handles = ["se", "nw", "n", "ne", "e", "s", "sw", "w"].map((side) => {
+          const handle = document.createElement("div");
+          handle.className = "canvas-handle";
+          handle.dataset.handle = side;
+          handle.title = "Drag to resize (Shift: keep the proportions)";
+          return handle;
+        });
         const rotate = document.createElement("div");
         rotate.className = "canvas-rotate";
         rotate.title = "Drag to rotate (snaps to 15°)";
-        view.append(handle, rotate);
+        view.append(...handles, rotate);
       }
     }
   }
