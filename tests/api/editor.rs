@@ -1750,6 +1750,37 @@ async fn shortcuts_select_all_and_a_dropped_file_that_is_no_image() {
     .await;
     assert!(grown, "the top-left handle did not resize from its corner");
 
+    // A text block grows with its text: four more lines in the 120 px paragraph block.
+    let (tx, ty) = at(300.0, 330.0);
+    double_click(&page, (tx, ty)).await;
+    assert_eq!(wait_for(&page, EDITING_BLOCK, "t2").await, "t2");
+    for line in ["Three", "Four", "Five", "Six"] {
+        press(
+            &page,
+            ".canvas-board [data-block-id=t2] .sl-block-content",
+            "Enter",
+        )
+        .await;
+        page.execute(InsertTextParams::new(line)).await.unwrap();
+    }
+    let tall = eventually(|| async {
+        let html = app.get_slide(&alice.key, deck, &first).await.data()["html"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let at = html.find("data-block-id=\"t2\"").unwrap();
+        let height = html[at..]
+            .split("height: ")
+            .nth(1)
+            .and_then(|h| h.split("px").next())
+            .and_then(|h| h.parse::<f64>().ok())
+            .unwrap_or(0.0);
+        html.contains("Six") && height > 200.0
+    })
+    .await;
+    assert!(tall, "the text block did not grow with its text");
+    shot(&page, "editor-text-grows").await;
+
     let dir = tempfile::tempdir().unwrap();
     let notes = dir.path().join("notes.txt");
     std::fs::write(&notes, "not a picture").unwrap();

@@ -5,8 +5,8 @@
 // edited in place. Pointer and keyboard input is canvas-input.js; both only call actions.
 
 import { drawable, drawableChildren } from "./inert.js";
-import { blockHtml, blockType, blocksOf, freeHtml, sectionAttr, serializeSlide } from "../model/slide.js";
-import { selectBlocks } from "../actions/blocks.js";
+import { blockHtml, blockOf, blockType, blocksOf, freeHtml, px, sectionAttr, serializeSlide } from "../model/slide.js";
+import { resizeBlock, selectBlocks } from "../actions/blocks.js";
 import { setBlockContent, setCodeText } from "../actions/format.js";
 import { cleanPasted } from "./paste.js";
 import { installInput } from "./canvas-input.js";
@@ -180,6 +180,7 @@ export class CanvasView {
     content.addEventListener("input", () => {
       if (this.editing && this.editing.content === content) {
         this.store.run(code ? setCodeText : setBlockContent, key, content.innerHTML);
+        if (!code) this.growToText(key, view, content);
       }
     });
     content.focus();
@@ -190,6 +191,16 @@ export class CanvasView {
       selection.removeAllRanges();
       selection.addRange(range);
     }
+  }
+
+  /** A text block as tall as its text (Slides.com's auto-height): it grows while it is typed
+   * into, never shrinks by itself. */
+  growToText(key, view, content) {
+    const needed = Math.ceil(content.scrollHeight);
+    const block = blockOf(this.store.state.slide?.model, key);
+    if (!block || needed <= view.offsetHeight) return;
+    view.style.height = `${needed}px`;
+    this.store.run(resizeBlock, key, px(block, "width"), needed);
   }
 
   /** Ends editing in place; the block is drawn again from the model. */
