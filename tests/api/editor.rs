@@ -344,11 +344,11 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
         "true",
     )
     .await;
-    shot(&page, "editor-settings-dialog").await;
+    // The colours picked from the presets drawn small, the font right after in its menu.
+    click(&page, ".theme-swatch[data-theme=black-mint]").await;
     page.evaluate(
-        "(() => { for (const [f, v] of [['theme_color', 'black-mint'], ['theme_font', 'palatino']]) { \
-         const s = document.querySelector(`[data-setting=${f}]`); s.value = v; \
-         s.dispatchEvent(new Event('change')); } })()",
+        "(() => { const s = document.querySelector('[data-setting=theme_font]'); s.value = 'palatino'; \
+         s.dispatchEvent(new Event('change')); })()",
     )
     .await
     .unwrap();
@@ -360,6 +360,13 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     let state = wait_for(&page, SAVE_STATE, "All changes saved").await;
     assert!(set, "the settings were not saved: {state}");
     assert_eq!(state, "All changes saved");
+    wait_for(
+        &page,
+        "document.querySelector('.theme-swatch[aria-pressed=true]').dataset.theme",
+        "black-mint",
+    )
+    .await;
+    shot(&page, "editor-settings-dialog").await;
     click(&page, "#settings form[method=dialog] button").await;
     wait_for(
         &page,

@@ -18,6 +18,37 @@ function labelled(text, control, wide = false) {
 /** How the visibility values read to a person. */
 const VALUE_LABELS = { all: "Public", self: "Private", team: "Team" };
 
+/** The colour presets drawn as small slides (background, heading and link colours from
+ * themes.css); a click chooses one, as the menu beside them does. */
+function themeSwatches(select, values) {
+  const grid = document.createElement("div");
+  grid.className = "theme-swatches";
+  grid.setAttribute("role", "group");
+  grid.setAttribute("aria-label", "Colours");
+  for (const value of values) {
+    const swatch = document.createElement("button");
+    swatch.type = "button";
+    swatch.className = `theme-swatch theme-${value}`;
+    swatch.dataset.theme = value;
+    swatch.title = value;
+    const heading = document.createElement("strong");
+    heading.textContent = "Aa";
+    const link = document.createElement("span");
+    swatch.append(heading, link, value);
+    swatch.addEventListener("click", () => {
+      select.value = value;
+      select.dispatchEvent(new Event("change"));
+    });
+    grid.append(swatch);
+  }
+  const mark = () => {
+    for (const swatch of grid.children) swatch.setAttribute("aria-pressed", String(swatch.dataset.theme === select.value));
+  };
+  select.addEventListener("change", mark);
+  grid.mark = mark;
+  return grid;
+}
+
 /**
  * Draws the settings form: a select per setting of `choices` ({ field: [values] }), the
  * description, width and height, filled from `deck`; each change goes through `saver`.
@@ -31,6 +62,7 @@ export function settingsPanel(store, saver, choices) {
     select.dataset.setting = field;
     for (const v of values) select.append(new Option(VALUE_LABELS[v] || v, v));
     controls.push(labelled(names[field] || field, select));
+    if (field === "theme_color") controls.push(themeSwatches(select, values));
   }
   const input = (field, type) => {
     const i = document.createElement("input");
@@ -53,6 +85,7 @@ export function settingsPanel(store, saver, choices) {
       const value = String(state.deck[control.dataset.setting] ?? "");
       if (document.activeElement !== control && control.value !== value) control.value = value;
     }
+    for (const swatches of grid.querySelectorAll(".theme-swatches")) swatches.mark();
   });
 }
 
