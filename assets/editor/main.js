@@ -10,6 +10,7 @@
 // and loads the deck.
 
 import { createStore } from "./model/state.js";
+import { SlideHistory } from "./model/undo.js";
 import { createApi } from "./sync/api.js";
 import { Saver } from "./sync/saver.js";
 import { CanvasView } from "./view/canvas.js";
@@ -42,6 +43,8 @@ async function start() {
   for (const [id, suffix] of links) $(id).href = `${data.view_url}${suffix}`;
 
   const store = createStore();
+  const history = new SlideHistory();
+  store.subscribe((_, tr) => history.record(tr));
   const api = createApi(data.deck_id, data.csrf_token, () => store.state.deck?.revision ?? 0);
   const panels = new PanelsView(store, data.view_url);
   const saver = new Saver(store, api, panels);
@@ -77,16 +80,22 @@ async function start() {
     }
   });
 
-  // Undo and redo across every kind of change: the deck restored to the revision before
-  // (or after) one of this page's changes, as a new revision; nothing in the history is lost.
-  $("undo").addEventListener("click", () => saver.travel(true));
-  $("redo").addEventListener("click", () => saver.travel(false));
+  // Undo and redo: the open slide's edits on the page at once (then saved as any edit);
+  // past them, and for the deck's structure, the deck restored to the revision before (or
+  // after) one of this page's changes, as a new revision. Nothing in the history is lost.
+  const travel = (back) => {
+    const tr = back ? history.undo(store.state) : history.redo(store.state);
+    if (tr) store.dispatch(tr);
+    else saver.travel(back);
+  };
+  $("undo").addEventListener("click", () => travel(true));
+  $("redo").addEventListener("click", () => travel(false));
   document.addEventListener("keydown", (event) => {
     if (!(event.ctrlKey || event.metaKey) || event.key.toLowerCase() !== "z") return;
     // Inside a text field the browser's own undo edits the text.
     if (event.target instanceof Element && event.target.closest("textarea, input, select, [contenteditable=true]")) return;
     event.preventDefault();
-    saver.travel(!event.shiftKey);
+    travel(!event.shiftKey);
   });
   // Outside any field: ? shows the shortcuts, Ctrl+A selects the slide's blocks.
   document.addEventListener("keydown", (event) => {

@@ -1823,3 +1823,87 @@ async fn shortcuts_select_all_and_a_dropped_file_that_is_no_image() {
     assert!(said.starts_with("notes.txt is not an image"), "{said}");
     chromium.close().await;
 }
+
+/// Presses `key` (a letter) with Ctrl, and Shift when `shift`, on what has the focus.
+async fn ctrl_key(page: &Page, key: &str, shift: bool) {
+    use chromiumoxide::cdp::browser_protocol::input::{
+        DispatchKeyEventParams, DispatchKeyEventType,
+    };
+    let code = format!("Key{}", key.to_uppercase());
+    let vk = i64::from(key.to_uppercase().as_bytes()[0]);
+    for kind in [DispatchKeyEventType::KeyDown, DispatchKeyEventType::KeyUp] {
+        page.execute(
+            DispatchKeyEventParams::builder()
+                .r#type(kind)
+                .key(key)
+                .code(code.clone())
+                .windows_virtual_key_code(vk)
+                .modifiers(if shift { 2 | 8 } else { 2 })
+                .build()
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    }
+}
+
+/// Undo on the page: five nudges of a block undone with Ctrl+Z show at once (the whole five
+/// in under a second), are saved as a new revision, and Ctrl+Shift+Z redoes one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_undos_show_at_once_and_are_saved() {
+    let Some(bin) = crate::common::chromium(module_path!()) else {
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let slide = "<section>\
+        <div class=\"sl-block\" data-block-type=\"text\" data-block-id=\"t1\" style=\"left:80px;top:60px;width:500px;height:120px\">\
+        <div class=\"sl-block-content\"><h2>Steps</h2></div></div></section>";
+    let CanvasEditor {
+        chromium,
+        page,
+        deck,
+        first,
+    } = open_canvas(&app, &alice, bin, "Undo", slide, 1).await;
+    let at = on_board(&page).await;
+    let (x, y) = at(300.0, 100.0);
+    mouse(&page, DispatchMouseEventType::MousePressed, x, y, 1).await;
+    mouse(&page, DispatchMouseEventType::MouseReleased, x, y, 1).await;
+    wait_for(&page, SELECTED_BLOCKS, "t1").await;
+    for _ in 0..5 {
+        press(&page, "#canvas", "ArrowRight").await;
+    }
+    const LEFT: &str = "document.querySelector('.canvas-board [data-block-id=t1]').style.left";
+    wait_for(&page, LEFT, "85px").await;
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+
+    let started = std::time::Instant::now();
+    for _ in 0..5 {
+        ctrl_key(&page, "z", false).await;
+    }
+    wait_for(&page, LEFT, "80px").await;
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(1), "five undos took {took:?}");
+    let saved = eventually(|| async {
+        app.get_slide(&alice.key, deck, &first).await.data()["html"]
+            .as_str()
+            .unwrap()
+            .replace(' ', "")
+            .contains("left:80px")
+    })
+    .await;
+    assert!(saved, "the undone slide was not saved");
+    ctrl_key(&page, "z", true).await;
+    wait_for(&page, LEFT, "81px").await;
+    let redone = eventually(|| async {
+        app.get_slide(&alice.key, deck, &first).await.data()["html"]
+            .as_str()
+            .unwrap()
+            .replace(' ', "")
+            .contains("left:81px")
+    })
+    .await;
+    assert!(redone, "the redo was not saved");
+    eprintln!("five undos shown in {took:?}");
+    chromium.close().await;
+}
