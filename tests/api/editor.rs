@@ -1247,19 +1247,15 @@ async fn a_person_selects_blocks_with_a_rectangle_moves_them_together_and_rotate
     page.evaluate("document.getElementById('canvas').scrollIntoView()")
         .await
         .unwrap();
-    // Where canvas point (x, y) is on the screen, and the scale.
+    // Where canvas point (x, y) is on the screen.
     let at = on_board(&page).await;
-    let scale = at(1.0, 0.0).0 - at(0.0, 0.0).0;
 
     // A rectangle from (50, 50) to (650, 250) on the empty canvas touches a and b, not c.
     drag(&page, at(50.0, 50.0), at(650.0, 250.0)).await;
     assert_eq!(wait_for(&page, SELECTED_BLOCKS, "a,b").await, "a,b");
-    // Dragging a moves b with it.
-    drag(&page, at(200.0, 150.0), {
-        let (x, y) = at(200.0, 150.0);
-        (x + 60.0, y + 90.0)
-    })
-    .await;
+    // Dragging a by (70, 130) canvas pixels moves b with it (to where no edge or centre of a
+    // lines up with anything, so nothing snaps, whatever the canvas's scale).
+    drag(&page, at(200.0, 150.0), at(270.0, 280.0)).await;
     // A click on c selects c alone.
     let (cx, cy) = at(200.0, 450.0);
     mouse(&page, DispatchMouseEventType::MousePressed, cx, cy, 1).await;
@@ -1294,10 +1290,10 @@ async fn a_person_selects_blocks_with_a_rectangle_moves_them_together_and_rotate
         block_markup(&html, "b"),
         block_markup(&html, "c"),
     );
-    assert!(near(style_px(a, "left"), 100.0 + 60.0 / scale), "{a}");
-    assert!(near(style_px(a, "top"), 100.0 + 90.0 / scale), "{a}");
-    assert!(near(style_px(b, "left"), 400.0 + 60.0 / scale), "{b}");
-    assert!(near(style_px(b, "top"), 100.0 + 90.0 / scale), "{b}");
+    assert!(near(style_px(a, "left"), 170.0), "{a}");
+    assert!(near(style_px(a, "top"), 230.0), "{a}");
+    assert!(near(style_px(b, "left"), 470.0), "{b}");
+    assert!(near(style_px(b, "top"), 230.0), "{b}");
     assert!(
         style_px(c, "left") == 102.0 && style_px(c, "top") == 400.0,
         "{c}"
@@ -1629,9 +1625,6 @@ async fn the_editor_fits_the_window_and_exports_from_its_menu() {
 /// block (not the page), and a text file dropped on the slide is refused with a message.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shortcuts_select_all_and_a_dropped_file_that_is_no_image() {
-    use chromiumoxide::cdp::browser_protocol::input::{
-        DispatchDragEventParams, DispatchDragEventType, DragData,
-    };
     let Some(bin) = crate::common::chromium(module_path!()) else {
         return;
     };
@@ -1669,18 +1662,7 @@ async fn shortcuts_select_all_and_a_dropped_file_that_is_no_image() {
     let (x, y) = at(700.0, 600.0);
     mouse(&page, DispatchMouseEventType::MousePressed, x, y, 1).await;
     mouse(&page, DispatchMouseEventType::MouseReleased, x, y, 1).await;
-    page.execute(
-        chromiumoxide::cdp::browser_protocol::input::DispatchKeyEventParams::builder()
-            .r#type(chromiumoxide::cdp::browser_protocol::input::DispatchKeyEventType::KeyDown)
-            .key("a")
-            .code("KeyA")
-            .windows_virtual_key_code(65)
-            .modifiers(2)
-            .build()
-            .unwrap(),
-    )
-    .await
-    .unwrap();
+    ctrl_key(&page, "a", false).await;
     assert_eq!(wait_for(&page, SELECTED_BLOCKS, "t1,t2").await, "t1,t2");
     let selected_text: String = page
         .evaluate("String(window.getSelection())")
@@ -1791,37 +1773,99 @@ async fn shortcuts_select_all_and_a_dropped_file_that_is_no_image() {
     let dir = tempfile::tempdir().unwrap();
     let notes = dir.path().join("notes.txt");
     std::fs::write(&notes, "not a picture").unwrap();
-    // (CDP wants at least one item beside the files.)
-    let mut data = DragData::new(
-        vec![
-            chromiumoxide::cdp::browser_protocol::input::DragDataItem::new(
-                "text/plain",
-                "not a picture",
-            ),
-        ],
-        1,
+    drop_file(&page, (x, y), &notes).await;
+    let said = wait_for(&page, SAVE_STATE, "not an image").await;
+    assert!(said.starts_with("notes.txt is not an image"), "{said}");
+
+    // A picture dropped on the slide lands where it was dropped (centred on the pointer:
+    // 700 - 240, 500 - 160), selected; its alt text is typed in the toolbar.
+    let png = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/red.png");
+    drop_file(&page, at(700.0, 500.0), &png).await;
+    let placed = eventually(|| async {
+        let html = app.get_slide(&alice.key, deck, &first).await.data()["html"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let Some(at) = html.find("data-block-type=\"image\"") else {
+            return false;
+        };
+        let image = &html[at..];
+        let near = |property: &str, want: f64| {
+            image
+                .split(&format!("{property}: "))
+                .nth(1)
+                .and_then(|v| v.split("px").next())
+                .and_then(|v| v.parse::<f64>().ok())
+                .is_some_and(|v| (v - want).abs() <= 2.0)
+        };
+        near("left", 460.0) && near("top", 340.0)
+    })
+    .await;
+    let html = app.get_slide(&alice.key, deck, &first).await.data()["html"].clone();
+    assert!(
+        placed,
+        "the dropped picture is not where it was dropped: {html}"
     );
-    data.files = Some(vec![notes.display().to_string()]);
+    type_into(&page, "#image-alt", "A red square").await;
+    press(&page, "#image-alt", "Tab").await;
+    let described = eventually(|| async {
+        app.get_slide(&alice.key, deck, &first).await.data()["html"]
+            .as_str()
+            .unwrap()
+            .contains("alt=\"A red square\"")
+    })
+    .await;
+    assert!(described, "the alt text was not saved");
+
+    // Ctrl+A, then "Align left" in the Arrange menu: the three blocks share the leftmost edge
+    // (the heading's, 40 px since its resize).
+    let (ex, ey) = at(900.0, 60.0);
+    mouse(&page, DispatchMouseEventType::MousePressed, ex, ey, 1).await;
+    mouse(&page, DispatchMouseEventType::MouseReleased, ex, ey, 1).await;
+    ctrl_key(&page, "a", false).await;
+    wait_for(
+        &page,
+        "String(document.querySelectorAll('.canvas-selected').length)",
+        "3",
+    )
+    .await;
+    type_into(&page, "#arrange", "Align l").await;
+    press(&page, "#arrange", "Enter").await;
+    let aligned = eventually(|| async {
+        let html = app.get_slide(&alice.key, deck, &first).await.data()["html"]
+            .as_str()
+            .unwrap()
+            .replace(' ', "");
+        html.matches("left:40px").count() == 3
+    })
+    .await;
+    assert!(aligned, "the blocks were not aligned left");
+    chromium.close().await;
+}
+
+/// Drags the file at `path` from outside the window and drops it at (`x`, `y`), as a person
+/// drops a file from their desktop.
+async fn drop_file(page: &Page, (x, y): (f64, f64), path: &std::path::Path) {
+    use chromiumoxide::cdp::browser_protocol::input::{
+        DispatchDragEventParams, DispatchDragEventType, DragData, DragDataItem,
+    };
+    // (CDP wants at least one item beside the files.)
+    let mut data = DragData::new(vec![DragDataItem::new("text/plain", "a file")], 1);
+    data.files = Some(vec![path.display().to_string()]);
     for kind in [
         DispatchDragEventType::DragEnter,
         DispatchDragEventType::DragOver,
         DispatchDragEventType::Drop,
     ] {
-        page.execute(
-            DispatchDragEventParams::builder()
-                .r#type(kind)
-                .x(x)
-                .y(y)
-                .data(data.clone())
-                .build()
-                .unwrap(),
-        )
-        .await
-        .unwrap();
+        let event = DispatchDragEventParams::builder()
+            .r#type(kind)
+            .x(x)
+            .y(y)
+            .data(data.clone())
+            .build()
+            .unwrap();
+        page.execute(event).await.unwrap();
     }
-    let said = wait_for(&page, SAVE_STATE, "not an image").await;
-    assert!(said.starts_with("notes.txt is not an image"), "{said}");
-    chromium.close().await;
 }
 
 /// Presses `key` (a letter) with Ctrl, and Shift when `shift`, on what has the focus.
@@ -1905,5 +1949,67 @@ async fn five_undos_show_at_once_and_are_saved() {
     .await;
     assert!(redone, "the redo was not saved");
     eprintln!("five undos shown in {took:?}");
+
+    // Dragging the block until its centre meets the canvas's shows a guide there, gone once
+    // the block is let go.
+    let (sx, sy) = at(330.0, 120.0);
+    let (mx, my) = at(330.0 + 149.0, 120.0);
+    mouse(&page, DispatchMouseEventType::MouseMoved, sx, sy, 0).await;
+    mouse(&page, DispatchMouseEventType::MousePressed, sx, sy, 1).await;
+    for step in 1..=5 {
+        let f = f64::from(step) / 5.0;
+        mouse(
+            &page,
+            DispatchMouseEventType::MouseMoved,
+            sx + (mx - sx) * f,
+            sy + (my - sy) * f,
+            1,
+        )
+        .await;
+    }
+    let guide = wait_for(
+        &page,
+        "[...document.querySelectorAll('.canvas-guide-x')].map(g => g.style.left).join(',')",
+        "480px",
+    )
+    .await;
+    assert!(guide.contains("480px"), "{guide}");
+    shot(&page, "editor-guide").await;
+    mouse(&page, DispatchMouseEventType::MouseReleased, mx, my, 1).await;
+    wait_for(
+        &page,
+        "String(document.querySelectorAll('.canvas-guide').length)",
+        "0",
+    )
+    .await;
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+
+    // Offline, "Add slide" is refused aloud and nothing changes; back online it works.
+    #[allow(deprecated)]
+    use chromiumoxide::cdp::browser_protocol::network::{
+        EmulateNetworkConditionsParams, EnableParams,
+    };
+    page.execute(EnableParams::default()).await.unwrap();
+    // The deprecated command is the one that also sets navigator.onLine, as a lost
+    // connection does.
+    #[allow(deprecated)]
+    let offline = EmulateNetworkConditionsParams::new(true, 0.0, -1.0, -1.0);
+    #[allow(deprecated)]
+    let online = EmulateNetworkConditionsParams::new(false, 0.0, -1.0, -1.0);
+    page.execute(offline).await.unwrap();
+    click(&page, "#add-slide").await;
+    let said = wait_for(&page, SAVE_STATE, "not made").await;
+    assert!(said.starts_with("Offline"), "{said}");
+    page.execute(online).await.unwrap();
+    assert_eq!(
+        app.list_slides(&alice.key, deck, "").await.json["meta"]["total"],
+        1
+    );
+    click(&page, "#add-slide").await;
+    let added = eventually(|| async {
+        app.list_slides(&alice.key, deck, "").await.json["meta"]["total"] == 2
+    })
+    .await;
+    assert!(added, "back online, the slide was not added");
     chromium.close().await;
 }

@@ -237,6 +237,23 @@ async fn editor_picture(page: &Page, id: &str, name: &str) -> image::RgbaImage {
          && !['\\\\(', '$$'].some(d => document.querySelector('.canvas').textContent.includes(d))"
     );
     until(page, &shown, "the editor showing the slide").await;
+    // The canvas fills the window's height below its top: a window that leaves it exactly
+    // the deck's height draws the slide at its own size.
+    let top: f64 = page
+        .evaluate("document.getElementById('canvas').getBoundingClientRect().top + scrollY")
+        .await
+        .unwrap()
+        .into_value()
+        .unwrap();
+    viewport(page, 1400, (top + f64::from(HEIGHT) + 12.0).ceil() as u32).await;
+    until(
+        page,
+        &format!(
+            "Math.round(document.querySelector('.canvas .slide-frame').getBoundingClientRect().height) === {HEIGHT}"
+        ),
+        "the canvas at the deck's size",
+    )
+    .await;
     page.evaluate("(() => { document.activeElement.blur(); document.getElementById('canvas').scrollIntoView(); return true; })()")
         .await
         .unwrap();

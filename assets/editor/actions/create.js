@@ -6,11 +6,14 @@ import { addBlock, newBlockId } from "./blocks.js";
 import { escapeAttr, openTag } from "../model/markup.js";
 import { blockAttr, parseBlock, withBlockAttr } from "../model/slide.js";
 
-/** A new block of `type` around `content` (HTML), `width` x `height`, centred. */
-export function newBlock(state, type, content, width, height, contentAttrs = [], id = newBlockId()) {
+/** A new block of `type` around `content` (HTML), `width` x `height`, centred on the canvas
+ * or on `at` ({x, y} in canvas pixels), kept on the canvas. */
+export function newBlock(state, type, content, width, height, contentAttrs = [], id = newBlockId(), at = null) {
   const deck = state.deck || { width: 960, height: 700 };
-  const left = Math.max(0, Math.round((deck.width - width) / 2));
-  const top = Math.max(0, Math.round((deck.height - height) / 2));
+  const centre = at || { x: deck.width / 2, y: deck.height / 2 };
+  const inside = (start, size, total) => Math.round(Math.min(Math.max(start, 0), Math.max(total - size, 0)));
+  const left = inside(centre.x - width / 2, width, deck.width);
+  const top = inside(centre.y - height / 2, height, deck.height);
   const style = `left: ${left}px; top: ${top}px; width: ${width}px; height: ${height}px;`;
   const outer = openTag("div", [["class", "sl-block"], ["data-block-type", type], ["data-block-id", id], ["style", style]]);
   const inner = openTag("div", [["class", "sl-block-content"], ...contentAttrs]);
@@ -50,10 +53,10 @@ export function addHtml(state, id) {
   return addBlock(state, "addHtml", newBlock(state, "html", "<div>HTML</div>", 400, 200, [], id));
 }
 
-/** An image block showing `url`. */
-export function addImage(state, url, id) {
+/** An image block showing `url`, centred on the canvas or on `at` (where it was dropped). */
+export function addImage(state, url, id, at = null) {
   const img = `<img src="${escapeAttr(url)}" alt="" style="width: 100%; height: 100%; object-fit: contain;">`;
-  return addBlock(state, "addImage", newBlock(state, "image", img, 480, 320, [], id));
+  return addBlock(state, "addImage", newBlock(state, "image", img, 480, 320, [], id, at));
 }
 
 /** The block copied last (its HTML) pasted as a new block with an id of its own. */

@@ -113,6 +113,27 @@ export function setLanguage(state, key, language) {
   });
 }
 
+/** The alt text of image block `key`'s picture (what a screen reader says), or null. */
+export function altText(block) {
+  const html = (block && blockType(block) === "image" && block.content && block.content.html) || "";
+  const at = html.search(/<img[\s>]/i);
+  if (at < 0) return null;
+  const alt = readTag(html, at).attrs.find(([name]) => name === "alt");
+  return alt ? alt[1] : "";
+}
+
+/** Sets the alt text of image block `key`'s picture. */
+export function setAltText(state, key, text) {
+  return changeBlocks(state, "setAltText", [key], (b) => {
+    const html = b.content && blockType(b) === "image" ? b.content.html : "";
+    const at = html.search(/<img[\s>]/i);
+    if (at < 0) return b;
+    const tag = readTag(html, at);
+    const img = openTag("img", withAttr(tag.attrs, "alt", text.trim()));
+    return withContentHtml(b, `${html.slice(0, at)}${img}${html.slice(tag.end)}`);
+  });
+}
+
 /** Replaces the content of block `key` with `html`. */
 export function setBlockContent(state, key, html) {
   return changeBlocks(state, "setBlockContent", [key], (b) => withContentHtml(b, html));

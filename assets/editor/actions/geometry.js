@@ -66,6 +66,20 @@ export function dragDelta(model, size, keys, lead, dx, dy, scale) {
   return [x - left, y - top];
 }
 
+/** The lines (canvas pixels) that block `key`'s edges or centre lie on in `model`, among
+ * the canvas's and the blocks' not in `moving`: what a drag shows as guides. */
+export function guidesFor(model, size, moving, key) {
+  const block = blocksOf(model).find((b) => b.key === key);
+  if (!block) return { x: [], y: [] };
+  const on = (axis, start, length) => {
+    const a = px(block, start);
+    const s = px(block, length);
+    const lines = snapLines(model, axis, axis === "x" ? size.width : size.height, moving);
+    return [...new Set(lines.filter((l) => [a, a + s / 2, a + s].some((edge) => Math.abs(edge - l) < 0.5)))];
+  };
+  return { x: on("x", "left", "width"), y: on("y", "top", "height") };
+}
+
 /** The edges each of the eight resize handles moves. */
 const HANDLE_EDGES = {
   nw: ["left", "top"], n: ["top"], ne: ["right", "top"], e: ["right"],

@@ -177,11 +177,28 @@ export class Saver {
     if (op.error) return Promise.resolve(this.ui.status(op.error, "error"));
     if (op.discard) this.store.run(discardEdits);
     return this.serially(async () => {
-      if (!(await this.settled())) return;
+      if (!(await this.settled())) return this.refused();
       this.ui.status("Saving…", "saving");
-      const r = await this.write(op.method, op.path, op.payload, "slides");
+      let r;
+      try {
+        r = await this.write(op.method, op.path, op.payload, "slides");
+      } catch (_) {
+        return this.refused();
+      }
       if (r) await this.refresh(op.select(r.json));
     });
+  }
+
+  /** Says that a change to the slides was not made (it is never queued unseen). */
+  refused() {
+    if (this.conflicted) return;
+    const offline = navigator.onLine === false;
+    this.ui.status(
+      offline
+        ? "Offline: that change to the slides was not made. Try again when back online."
+        : "That change to the slides was not made: the slide's edits are not saved yet.",
+      offline ? "offline" : "error",
+    );
   }
 
   /** Sends a deck setting (update_deck). */

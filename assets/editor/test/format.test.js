@@ -29,3 +29,27 @@ test("a text colour reaches the headings in the block", () => {
   assert.equal(contentStyle(block(after, "t1"), "color"), "rgb(255, 0, 0)");
   assert.equal(contentStyle(block(after, "t1"), "--lectern-heading"), "rgb(255, 0, 0)");
 });
+
+test("an image's alt text is read and written on its picture", async () => {
+  const { altText, setAltText } = await import("../actions/format.js");
+  const state = open(BLOCKS);
+  assert.equal(altText(block(state, "i1")), "Logo");
+  assert.equal(altText(block(state, "t1")), null, "a text block has none");
+  const after = setAltText(state, "i1", ' A "quoted" logo ').after;
+  assert.equal(altText(block(after, "i1")), 'A "quoted" logo');
+  assert.ok(after.slide.html.includes('alt="A &quot;quoted&quot; logo"'), after.slide.html);
+  assert.ok(after.slide.html.includes('src="https://images.example.org/logo.png"'));
+});
+
+test("a dropped image lands centred where it was dropped, kept on the canvas", async () => {
+  const { addImage } = await import("../actions/create.js");
+  const { px } = await import("../model/slide.js");
+  const state = open(BLOCKS);
+  const at = addImage(state, "/media/a.png", "img", { x: 300, y: 400 }).after;
+  const placed = block(at, "img");
+  assert.deepEqual([px(placed, "left"), px(placed, "top")], [60, 240]);
+  const corner = block(addImage(state, "/media/a.png", "img", { x: 950, y: 690 }).after, "img");
+  assert.deepEqual([px(corner, "left"), px(corner, "top")], [480, 380], "960 - 480, 700 - 320");
+  const centred = block(addImage(state, "/media/a.png", "img").after, "img");
+  assert.deepEqual([px(centred, "left"), px(centred, "top")], [240, 190]);
+});

@@ -46,3 +46,12 @@ test("rotation snaps to 15° steps; a rectangle touches the blocks it overlaps",
   assert.equal(angleAround(0, 0, 10, 4), 112);
   assert.deepEqual(blocksTouching(parseSlide(BLOCKS), { left: 50, top: 50, right: 650, bottom: 250 }), ["t1", "t2"]);
 });
+
+test("a dragged block's guides are the lines its edges or centre lie on", async () => {
+  const { guidesFor } = await import("../actions/geometry.js");
+  const model = parseSlide(BLOCKS);
+  // t1 (80..680 across, 60..180 down) shares its left edge with t2 (80) and its top with
+  // i1 (60); nothing lines up with its centre or its other edges.
+  assert.deepEqual(guidesFor(model, size, ["t1"], "t1"), { x: [80], y: [60] });
+  assert.deepEqual(guidesFor(model, size, ["t1"], "nope"), { x: [], y: [] });
+});

@@ -7,7 +7,7 @@
 
 import { deleteBlocks, duplicateBlock, moveBlocks, placeBlock, rotateBlock, selectBlocks, toggleBlock } from "../actions/blocks.js";
 import { pasteBlock } from "../actions/create.js";
-import { angleAround, blocksTouching, dragDelta, resizeFrom } from "../actions/geometry.js";
+import { angleAround, blocksTouching, dragDelta, guidesFor, resizeFrom } from "../actions/geometry.js";
 import { blockHtml, blockOf, blockType, blocksOf } from "../model/slide.js";
 
 /** The block copied last (its HTML), pasted by Ctrl+V on any slide of the page. */
@@ -52,7 +52,11 @@ function gesture(c, event, action) {
     const tr = args[0](start, ...args.slice(1));
     c.preview = tr ? tr.after : start;
     c.draw(c.preview);
+    // Where the block pressed lines up with the canvas or another block, a guide shows.
+    const key = c.preview.lead;
+    if (args[0] !== rotateBlock && key) c.showGuides(guidesFor(c.preview.slide.model, c.size, c.preview.selection, key));
   }, () => {
+    c.showGuides(null);
     c.preview = null;
     if (last) c.store.run(...last);
     c.draw(c.store.state);

@@ -65,9 +65,9 @@ export class CanvasView {
   /** Scales the canvas to the stage's width and to the window's height below its top (with
    * the page scrolled to the top), so that the whole slide shows without scrolling. */
   fit() {
-    const room = (this.frame.parentElement || this.frame).clientWidth - 2; // less the border
+    const room = (this.frame.parentElement || this.frame).clientWidth - 2; // less the border (whole pixels)
     const top = this.frame.getBoundingClientRect().top + window.scrollY;
-    const below = Math.max(window.innerHeight - top - 12, window.innerHeight * 0.35);
+    const below = Math.floor(Math.max(window.innerHeight - top - 12, window.innerHeight * 0.35));
     const { width, height } = this.size;
     this.scale = Math.min(room / width, below / height) || 1;
     this.slide.slides.style.transform = `scale(${this.scale})`;
@@ -201,6 +201,24 @@ export class CanvasView {
     if (!block || needed <= view.offsetHeight) return;
     view.style.height = `${needed}px`;
     this.store.run(resizeBlock, key, px(block, "width"), needed);
+  }
+
+  /** Shows thin lines at `guides` ({x: [...], y: [...]}, canvas pixels) over the slide, or
+   * none (null). */
+  showGuides(guides) {
+    for (const line of this.slide.slides.querySelectorAll(":scope > .canvas-guide")) line.remove();
+    if (!guides) return;
+    const { width, height } = this.size;
+    for (const [axis, lines] of [["x", guides.x], ["y", guides.y]]) {
+      for (const at of lines) {
+        const line = document.createElement("div");
+        line.className = `canvas-guide canvas-guide-${axis}`;
+        Object.assign(line.style, axis === "x"
+          ? { left: `${at}px`, top: "0px", height: `${height}px` }
+          : { top: `${at}px`, left: "0px", width: `${width}px` });
+        this.slide.slides.append(line);
+      }
+    }
   }
 
   /** Ends editing in place; the block is drawn again from the model. */

@@ -153,13 +153,23 @@ export function sharePanel(api, ui) {
 
 /** Adding images: an upload to the media library (chosen or dropped), or a URL. */
 export function imageTools(store, api, ui) {
-  const insert = (url) => store.state.slide && store.run(addImage, url);
-  const upload = async (file) => {
+  const insert = (url, at = null) => store.state.slide && store.run(addImage, url, undefined, at);
+  /** Where a drop at (`x`, `y`) on the screen is on the slide's canvas, or null off it. */
+  const onCanvas = (x, y) => {
+    const board = document.querySelector(".canvas-board");
+    const deck = store.state.deck;
+    if (!board || !deck) return null;
+    const r = board.getBoundingClientRect();
+    const scale = r.width / deck.width;
+    const at = { x: (x - r.left) / scale, y: (y - r.top) / scale };
+    return at.x >= 0 && at.y >= 0 && at.x <= deck.width && at.y <= deck.height ? at : null;
+  };
+  const upload = async (file, at = null) => {
     ui.status("Uploading image…", "saving");
     try {
       const r = await api.upload(file);
       if (r.status !== 201 && r.status !== 200) return ui.status(errorOf(r, "The image was not uploaded"), "error");
-      insert(r.json.data.url);
+      insert(r.json.data.url, at);
     } catch (_) {
       ui.status("Offline: the image was not uploaded", "offline");
     }
@@ -188,7 +198,8 @@ export function imageTools(store, api, ui) {
     const file = event.dataTransfer && event.dataTransfer.files[0];
     if (file && file.type.startsWith("image/")) {
       event.preventDefault();
-      upload(file);
+      // It lands where it was dropped (when that is on the slide).
+      upload(file, onCanvas(event.clientX, event.clientY));
     } else if (file) {
       event.preventDefault();
       ui.status(`${file.name} is not an image: PNG, JPEG, GIF, WebP and SVG files go on a slide`, "error");

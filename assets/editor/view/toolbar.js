@@ -4,16 +4,17 @@
 // content); everything else is an action on the selected blocks.
 
 import { deleteBlocks, duplicateBlock, restackBlock } from "../actions/blocks.js";
+import { alignBlocks, distributeBlocks } from "../actions/arrange.js";
 import { addCode, addHtml, addLine, addShape, addText } from "../actions/create.js";
 import {
-  firstTag, setBackground, setBackgroundImage, setFill, setFragment, setLanguage, setRadius, setStroke, setTextColour,
+  altText, firstTag, setAltText, setBackground, setBackgroundImage, setFill, setFragment, setLanguage, setRadius, setStroke, setTextColour,
   setTextSize, styleContent, textSize,
 } from "../actions/format.js";
 import { blockAttr, blockOf, blockType, contentStyle, sectionAttr } from "../model/slide.js";
 
 /** The tools that act on a selected block of some types, by id. */
 const TEXT_TOOLS = ["fmt-bold", "fmt-italic", "fmt-underline", "fmt-strike", "fmt-list", "fmt-numbers", "fmt-link", "fmt-block", "fmt-left", "fmt-center", "fmt-right"];
-const BLOCK_TOOLS = ["block-forward", "block-backward", "block-duplicate", "block-delete", "block-fragment", "fragment-order"];
+const BLOCK_TOOLS = ["block-forward", "block-backward", "block-duplicate", "block-delete", "block-fragment", "fragment-order", "arrange"];
 const SHAPE_TOOLS = ["shape-stroke", "shape-stroke-width", "shape-radius"];
 
 /** A colour as `<input type=color>` takes it ("#rrggbb"), from "rgb(r, g, b)" or "#rrggbb". */
@@ -73,6 +74,13 @@ export class ToolbarView {
     const fragment = () => run(setFragment, lead(), $("block-fragment").checked ? whole($("fragment-order")) : null);
     change("block-fragment", fragment);
     change("fragment-order", () => $("block-fragment").checked && fragment());
+    change("image-alt", () => run(setAltText, lead(), $("image-alt").value));
+    change("arrange", () => {
+      const how = $("arrange").value;
+      if (how === "x" || how === "y") run(distributeBlocks, selection(), how);
+      else if (how) run(alignBlocks, selection(), how);
+      $("arrange").value = "";
+    });
 
     // Text formatting: the browser's commands on the text being edited.
     const commands = [["fmt-bold", "bold"], ["fmt-italic", "italic"], ["fmt-underline", "underline"], ["fmt-strike", "strikeThrough"], ["fmt-list", "insertUnorderedList"], ["fmt-numbers", "insertOrderedList"]];
@@ -118,6 +126,8 @@ export class ToolbarView {
     enable(["fmt-size", "fmt-colour"], type === "text" || type === "code" || editing);
     enable(BLOCK_TOOLS, state.selection.length > 0);
     enable(SHAPE_TOOLS, type === "shape");
+    enable(["image-alt"], type === "image");
+    if (document.activeElement !== $("image-alt")) $("image-alt").value = (type === "image" && altText(block)) || "";
     const fragment = Boolean(block && (blockAttr(block, "class") || "").split(/\s+/).includes("fragment"));
     $("block-fragment").checked = fragment;
     $("fragment-order").value = (block && blockAttr(block, "data-fragment-index")) || "0";
