@@ -93,6 +93,14 @@ impl Cleaner {
     }
 
     fn write(&mut self, token: &Token<'_>) {
+        if let Token::Comment(text) = token {
+            // A comment keeps the tokens around it apart by itself.
+            self.out.css.push_str("/*");
+            self.out.css.push_str(text);
+            self.out.css.push_str("*/");
+            self.last = TokenSerializationType::Nothing;
+            return;
+        }
         let kind = token.serialization_type();
         // Two tokens a comment kept apart stay apart.
         if self.last.needs_separator_when_before(kind) {
@@ -284,6 +292,13 @@ mod tests {
         assert!(out.contains("\"a.png\" 2x"), "{out}");
         assert_eq!(dropped.len(), 7, "{dropped:?}");
         assert!(dropped[0].contains("@import"));
+    }
+
+    #[test]
+    fn a_dropped_token_never_makes_a_comment() {
+        // Without the unbalanced "}", "/" and "*" would read as a comment's start.
+        let once = clean("''/}*").unwrap().css;
+        assert_eq!(clean(&once).unwrap().css, once);
     }
 
     #[test]
