@@ -195,10 +195,13 @@ pub fn parse_reveal_html(text: &str) -> Result<ImportedDeck> {
 /// loads: the page that shows the deck brings its own.
 fn is_own_file(href: &str) -> bool {
     let file = href.rsplit('/').next().unwrap_or_default();
+    // A ZIP export's own folders are relative; elsewhere a folder of that name is a site's.
+    let relative = !href.contains("://") && !href.starts_with("//");
     matches!(file, "reveal.js" | "reveal.css" | "reset.css" | "notes.js")
-        || ["web/", "katex/", "reveal/plugin/"]
-            .iter()
-            .any(|dir| href.starts_with(dir) || href.contains(&format!("/{dir}")))
+        || (relative
+            && ["web/", "katex/", "reveal/plugin/"]
+                .iter()
+                .any(|dir| href.starts_with(dir) || href.contains(&format!("/{dir}"))))
 }
 
 /// The settings a deck page of Lectern's (a ZIP export) carries: the presets as the body's

@@ -130,6 +130,7 @@ const THEMED: &str = r##"<!doctype html><html><head><title>Themed</title>
 <link rel="stylesheet" href="dist/reset.css"><link rel="stylesheet" href="dist/reveal.css">
 <link rel="stylesheet" href="dist/theme/moon.css" id="theme">
 <link rel="stylesheet" href="plugin/highlight/monokai.css">
+<link rel="stylesheet" href="https://cdn.example/web/site.css">
 <style>@import url(https://fonts.example/x.css);
 .reveal h1 { color: red; }</style></head>
 <body><div class="reveal"><div class="slides">
@@ -191,7 +192,13 @@ fn a_reveal_document_keeps_its_theme_settings_markdown_and_group_backgrounds() {
         "{}",
         deck.css
     );
-    for what in ["hash", "plugins", "@import", "monokai"] {
+    for what in [
+        "hash",
+        "plugins",
+        "@import",
+        "monokai",
+        "cdn.example/web/site.css",
+    ] {
         assert!(
             deck.dropped.iter().any(|d| d.contains(what)),
             "{what} not reported: {:?}",
