@@ -9,8 +9,9 @@ use std::path::PathBuf;
 
 use crate::common::{Headless, TestApp, TestUser};
 use crate::editor::sign_in;
+use crate::exports::pdf_text;
 use crate::import::{import_in_browser, zip_of};
-use crate::rendering::until;
+use crate::rendering::{pdf_fonts, pdf_pages, until};
 
 /// One deck of the corpus and what its PDF must show.
 struct Expected {
@@ -101,45 +102,6 @@ fn count(page: &image::RgbaImage, c: [u8; 3], tolerance: u8) -> usize {
     page.pixels().filter(|p| near(p, c, tolerance)).count()
 }
 
-/// Runs a poppler tool on `pdf` in a fresh folder; its output and the folder.
-fn poppler(tool: &str, args: &[&str], pdf: &[u8]) -> (String, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("deck.pdf");
-    std::fs::write(&file, pdf).unwrap();
-    let out = std::process::Command::new(tool)
-        .args(args)
-        .arg(&file)
-        .args(if tool == "pdftoppm" {
-            vec![dir.path().join("page")]
-        } else if tool == "pdftotext" {
-            vec![PathBuf::from("-")]
-        } else {
-            vec![]
-        })
-        .output()
-        .unwrap_or_else(|e| panic!("{tool} (poppler-utils) runs: {e}"));
-    assert!(
-        out.status.success(),
-        "{tool}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (String::from_utf8_lossy(&out.stdout).into_owned(), dir)
-}
-
-fn pages_of(pdf: &[u8]) -> Vec<image::RgbaImage> {
-    let (_, dir) = poppler("pdftoppm", &["-png", "-r", "40"], pdf);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "png"))
-        .collect();
-    files.sort();
-    files
-        .iter()
-        .map(|p| image::open(p).unwrap().to_rgba8())
-        .collect()
-}
-
 /// The deck's PowerPoint export in the source theme too: its background on every slide,
 /// headings in its heading colour and face.
 async fn pptx_keeps_the_theme(app: &TestApp, user: &TestUser, id: i64, deck: &Expected) {
@@ -214,9 +176,9 @@ async fn public_style_decks_import_and_print_in_their_own_theme() {
             .exported_file(&alice, id, serde_json::json!({"format": "pdf"}))
             .await;
 
-        let pages = pages_of(&pdf);
+        let pages = pdf_pages(&pdf, &["-r", "40"]);
         assert_eq!(pages.len(), deck.pages, "{}: one page per slide", deck.file);
-        let (text, _) = poppler("pdftotext", &["-layout"], &pdf);
+        let text = pdf_text(&pdf).expect("pdftotext (poppler-utils) reads the PDF");
         for raw in ["\\frac", "\\sum", "$$", "\\(", "\\[", "<span", "class="] {
             assert!(
                 !text.contains(raw),
@@ -224,7 +186,7 @@ async fn public_style_decks_import_and_print_in_their_own_theme() {
                 deck.file
             );
         }
-        let (fonts, _) = poppler("pdffonts", &[], &pdf);
+        let fonts = pdf_fonts(&pdf);
         if !deck.code.is_empty() {
             assert!(
                 fonts.contains("JetBrainsMono"),

@@ -273,12 +273,18 @@ async fn editor_picture(page: &Page, id: &str, name: &str) -> image::RgbaImage {
 
 /// The PDF's pages as pictures of the deck's size (pdftoppm).
 fn pdf_pictures(pdf: &[u8]) -> Vec<image::RgbaImage> {
+    let (w, h) = (WIDTH.to_string(), HEIGHT.to_string());
+    pdf_pages(pdf, &["-scale-to-x", &w, "-scale-to-y", &h])
+}
+
+/// The PDF's pages as pictures, drawn by pdftoppm with `size` (`-r 40`, `-scale-to-x ...`).
+pub(crate) fn pdf_pages(pdf: &[u8], size: &[&str]) -> Vec<image::RgbaImage> {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("deck.pdf");
     std::fs::write(&file, pdf).unwrap();
     let status = std::process::Command::new("pdftoppm")
-        .args(["-png", "-scale-to-x", &WIDTH.to_string(), "-scale-to-y"])
-        .arg(HEIGHT.to_string())
+        .arg("-png")
+        .args(size)
         .arg(&file)
         .arg(dir.path().join("page"))
         .status()
@@ -297,7 +303,7 @@ fn pdf_pictures(pdf: &[u8]) -> Vec<image::RgbaImage> {
 }
 
 /// The fonts `pdffonts` lists in `pdf`.
-fn pdf_fonts(pdf: &[u8]) -> String {
+pub(crate) fn pdf_fonts(pdf: &[u8]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("deck.pdf");
     std::fs::write(&file, pdf).unwrap();

@@ -19,7 +19,8 @@ function labelled(text, control, wide = false) {
 const VALUE_LABELS = { all: "Public", self: "Private", team: "Team" };
 
 /** The colour presets drawn as small slides (background, heading and link colours from
- * themes.css); a click chooses one, as the menu beside them does. */
+ * themes.css); a click chooses one, as the menu beside them does. Answers the `grid` and
+ * `mark`, which shows the menu's choice among them. */
 function themeSwatches(select, values) {
   const grid = document.createElement("div");
   grid.className = "theme-swatches";
@@ -45,8 +46,7 @@ function themeSwatches(select, values) {
     for (const swatch of grid.children) swatch.setAttribute("aria-pressed", String(swatch.dataset.theme === select.value));
   };
   select.addEventListener("change", mark);
-  grid.mark = mark;
-  return grid;
+  return { grid, mark };
 }
 
 /**
@@ -57,12 +57,17 @@ export function settingsPanel(store, saver, choices) {
   const grid = $("settings-grid");
   const names = { theme_color: "Colours", theme_font: "Fonts", visibility: "Visibility" };
   const controls = [];
+  const marks = []; // what shows the chosen preset among the swatches
   for (const [field, values] of Object.entries(choices)) {
     const select = document.createElement("select");
     select.dataset.setting = field;
     for (const v of values) select.append(new Option(VALUE_LABELS[v] || v, v));
     controls.push(labelled(names[field] || field, select));
-    if (field === "theme_color") controls.push(themeSwatches(select, values));
+    if (field === "theme_color") {
+      const swatches = themeSwatches(select, values);
+      controls.push(swatches.grid);
+      marks.push(swatches.mark);
+    }
   }
   const input = (field, type) => {
     const i = document.createElement("input");
@@ -85,7 +90,7 @@ export function settingsPanel(store, saver, choices) {
       const value = String(state.deck[control.dataset.setting] ?? "");
       if (document.activeElement !== control && control.value !== value) control.value = value;
     }
-    for (const swatches of grid.querySelectorAll(".theme-swatches")) swatches.mark();
+    for (const mark of marks) mark();
   });
 }
 

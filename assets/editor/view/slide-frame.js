@@ -35,24 +35,28 @@ export function dressFrame(frame, kind, deck, scale, background = {}) {
   frame.slides.style.transform = `scale(${scale})`;
 }
 
+/** The deck CSS the page applies now. */
+let appliedCss = "";
+
 /** The deck's own CSS (an imported theme's look, its `<style>`), as the deck pages apply it,
  * limited to the slides drawn on this page (the scope is each frame's parent, so that the
  * frame itself, the `.reveal`, is inside it). Set as text, never parsed as HTML. */
 export function deckStyle(deck) {
   const css = (deck && deck.css) || "";
+  if (css === appliedCss) return; // every frame dressed asks; the page needs it once
+  appliedCss = css;
   let style = document.getElementById("deck-css");
   if (!style) {
     style = document.createElement("style");
     style.id = "deck-css";
     document.head.append(style);
   }
-  const scoped = css ? `@scope (:has(> .slide-frame)) {\n${css}\n}` : "";
-  if (style.textContent !== scoped) style.textContent = scoped;
+  style.textContent = css ? `@scope (:has(> .slide-frame)) {\n${css}\n}` : "";
 }
 
 /** Draws the code and math under `root` (render.js, loaded by the page beside the editor) and
- * sizes `r-fit-text` and `r-stretch` to the deck's size; code steps show their first step. Until that script has arrived, nothing: see
- * `renderWhenLoaded`. */
+ * sizes `r-fit-text` and `r-stretch` to the deck's size; code steps show their first step.
+ * Until that script has arrived, nothing: see `renderWhenLoaded`. */
 export function renderSlides(root) {
   if (!window.LecternSlides) return;
   const slides = root.closest(".slides");

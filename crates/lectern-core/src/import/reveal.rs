@@ -12,6 +12,11 @@ use crate::deck::NewSlide;
 use crate::html::{Notes, SlideHtml, escape};
 use crate::{Error, Result};
 
+/// A selector written in this file.
+fn selector(css: &str) -> Selector {
+    Selector::parse(css).expect("a valid selector")
+}
+
 fn is_notes(el: &ElementRef<'_>) -> bool {
     el.value().name() == "aside" && el.value().classes().any(|c| c == "notes")
 }
@@ -77,11 +82,10 @@ pub fn parse_reveal_html(text: &str) -> Result<ImportedDeck> {
     crate::text::refuse_nul("the imported file", text)?;
     crate::html::check_nesting(text)?;
     let doc = Html::parse_document(text);
-    let select = |css: &str| Selector::parse(css).expect("a valid selector");
-    let top: Vec<ElementRef<'_>> = match doc.select(&select(".reveal .slides, .slides")).next() {
+    let top: Vec<ElementRef<'_>> = match doc.select(&selector(".reveal .slides, .slides")).next() {
         Some(container) => child_sections(container),
         None => doc
-            .select(&select("section"))
+            .select(&selector("section"))
             .filter(|s| {
                 !s.ancestors()
                     .filter_map(ElementRef::wrap)
@@ -133,11 +137,11 @@ pub fn parse_reveal_html(text: &str) -> Result<ImportedDeck> {
         }
         stacks.push(group);
     }
-    if let Some(t) = doc.select(&select("title")).next() {
+    if let Some(t) = doc.select(&selector("title")).next() {
         settings.insert("title".into(), json!(t.text().collect::<String>().trim()));
     }
     let mut css = String::new();
-    for link in doc.select(&select("link[rel=stylesheet][href]")) {
+    for link in doc.select(&selector("link[rel=stylesheet][href]")) {
         let href = link.value().attr("href").unwrap_or_default();
         let file = href.rsplit('/').next().unwrap_or_default();
         let theme = file.strip_suffix(".css").unwrap_or(file);
@@ -150,7 +154,7 @@ pub fn parse_reveal_html(text: &str) -> Result<ImportedDeck> {
     }
     lectern_page_settings(&doc, &mut settings);
     let styles: String = doc
-        .select(&select("style"))
+        .select(&selector("style"))
         .flat_map(|s| s.text())
         .collect();
     if !styles.trim().is_empty() {
@@ -170,7 +174,7 @@ pub fn parse_reveal_html(text: &str) -> Result<ImportedDeck> {
             Err(e) => dropped.push(format!("the document's <style> blocks ({e})")),
         }
     }
-    for script in doc.select(&select("script")) {
+    for script in doc.select(&selector("script")) {
         match script.value().attr("src") {
             Some(src) if !is_own_file(src) => dropped.push(format!("the script {src}")),
             Some(_) => {}
@@ -208,11 +212,10 @@ fn is_own_file(href: &str) -> bool {
 /// `theme-*` and `font-*` classes, the language, and reveal.js's options in its
 /// `lectern-config`.
 fn lectern_page_settings(doc: &Html, settings: &mut Map<String, Value>) {
-    let select = |css: &str| Selector::parse(css).expect("a valid selector");
-    let Some(config) = doc.select(&select("script#lectern-config")).next() else {
+    let Some(config) = doc.select(&selector("script#lectern-config")).next() else {
         return;
     };
-    if let Some(body) = doc.select(&select("body")).next() {
+    if let Some(body) = doc.select(&selector("body")).next() {
         for class in body.value().classes() {
             if let Some(colour) = class.strip_prefix("theme-") {
                 settings.insert("theme_color".into(), json!(colour));
@@ -221,7 +224,7 @@ fn lectern_page_settings(doc: &Html, settings: &mut Map<String, Value>) {
             }
         }
     }
-    if let Some(lang) = doc.select(&select("html[lang]")).next() {
+    if let Some(lang) = doc.select(&selector("html[lang]")).next() {
         settings.insert("language".into(), json!(lang.value().attr("lang")));
     }
     let text: String = config.text().collect();
