@@ -21,6 +21,7 @@ import { imageTools, settingsPanel, sharePanel } from "./view/deck-panels.js";
 import { addSlide, deleteSlide, duplicateSlide, groupBelow, groupOut, moveSlide } from "./actions/slides.js";
 import { renderWhenLoaded } from "./view/slide-frame.js";
 import { installDialogs } from "./view/dialogs.js";
+import { installSideTabs } from "./view/side-tabs.js";
 import { selectBlocks } from "./actions/blocks.js";
 import { blocksOf } from "./model/slide.js";
 import { exportPanel } from "./view/export-panel.js";
@@ -61,6 +62,7 @@ async function start() {
   exportPanel(store, api);
   historyPanel(store, api, saver);
   installDialogs();
+  installSideTabs();
   imageTools(store, api, panels);
   store.subscribe((state, tr) => {
     if (tr.name === "editTitle" || (tr.changed.includes("slide") && !LOADS.has(tr.name))) saver.changed();

@@ -34,9 +34,13 @@ deck.initialize(options).then(() => {
 });
 
 /** The windows of one deck in one browser move together: the speaker view drives the
- * audience's windows and follows them (a BroadcastChannel per deck address). */
+ * audience's windows and follows them (a BroadcastChannel per deck address). A window that
+ * opens asks where the others are and goes there (the speaker view S opens starts on the
+ * audience's slide). */
 function follow(main) {
+  // Not a page printing, nor one framed (the editor's preview shows the slide being edited).
   if (typeof BroadcastChannel === "undefined" || new URLSearchParams(location.search).has("print-pdf")) return;
+  if (window.self !== window.top) return;
   const channel = new BroadcastChannel(`lectern-deck:${base}`);
   let applying = false;
   const send = () => {
@@ -44,6 +48,7 @@ function follow(main) {
   };
   for (const event of ["slidechanged", "fragmentshown", "fragmenthidden"]) main.on(event, send);
   channel.onmessage = (message) => {
+    if (message.data && message.data.hello) return send();
     const { h, v, f } = message.data || {};
     const now = main.getIndices();
     if (typeof h !== "number" || (now.h === h && now.v === v && now.f === f)) return;
@@ -54,6 +59,7 @@ function follow(main) {
       applying = false;
     }
   };
+  channel.postMessage({ hello: true });
 }
 
 /** The speaker view: the current slide, the next one, the notes and a timer. */

@@ -103,12 +103,27 @@ fn tabs(current: Tab, has_team: bool) -> String {
 }
 
 fn new_deck_panel(csrf: &str) -> String {
+    // Blank, or one of the templates (each radio a card with the template's line).
+    let mut choices = String::from(
+        "<label class=\"template-choice\"><input type=\"radio\" name=\"template\" value=\"\" checked> \
+         <strong>Blank</strong> <small>One empty slide</small></label>",
+    );
+    for t in lectern_core::import::templates::TEMPLATES {
+        choices.push_str(&format!(
+            "<label class=\"template-choice\"><input type=\"radio\" name=\"template\" value=\"{}\"> \
+             <strong>{}</strong> <small>{}</small></label>",
+            t.name,
+            escape(t.label),
+            escape(t.about)
+        ));
+    }
     format!(
         "<section class=\"panel\" aria-labelledby=\"new-deck\"><h2 id=\"new-deck\">New deck</h2>\
          <div class=\"new-deck\">\
          <form method=\"post\" action=\"/web/decks/new\">{csrf}<label>Title \
          <input name=\"title\" maxlength=\"255\" placeholder=\"Untitled\"></label> \
-         <button type=\"submit\">Create a blank deck</button></form>\
+         <fieldset class=\"templates\"><legend>Start from</legend>{choices}</fieldset>\
+         <button type=\"submit\">Create</button></form>\
          <form method=\"post\" action=\"/web/decks/import\" enctype=\"multipart/form-data\">{csrf}\
          <label>From a file (reveal.js HTML, Markdown, or a ZIP of a reveal.js folder) \
          <input type=\"file\" name=\"file\" accept=\".html,.htm,.md,.markdown,.txt,.zip,text/html,text/markdown,application/zip\" required></label> \
@@ -260,7 +275,8 @@ fn sign_in_first() -> Response {
     see_other("/login?next=/")
 }
 
-/// POST `/web/decks/new`: a blank deck (one blank slide), then its editor.
+/// POST `/web/decks/new`: a blank deck (one blank slide), or one from the `template` the
+/// form names, then its editor.
 pub async fn create_deck(
     State(state): State<AppState>,
     MaybeSession(session): MaybeSession,
@@ -276,14 +292,23 @@ pub async fn create_deck(
         .get("title")
         .map(|t| t.trim())
         .filter(|t| !t.is_empty());
-    let body = title.map(|t| serde_json::json!({ "title": t }));
     let caller = state.core.web_caller(&session);
-    let created = match lectern_core::deck::NewDeck::from_json(body) {
-        Ok(new) => state.core.create_deck(&caller, new).await,
-        Err(e) => Err(e),
+    let template = form.get("template").filter(|t| !t.is_empty());
+    let created = match (
+        template,
+        lectern_core::deck::NewDeck::from_json(title.map(|t| serde_json::json!({ "title": t }))),
+    ) {
+        (Some(template), _) => {
+            state
+                .core
+                .create_deck_from_template(&caller, template, title)
+                .await
+        }
+        (None, Ok(new)) => state.core.create_deck(&caller, new).await.map(|d| d.meta),
+        (None, Err(e)) => Err(e),
     };
     match created {
-        Ok(deck) => see_other(&deck.meta.urls.edit),
+        Ok(deck) => see_other(&deck.urls.edit),
         Err(e) => core_error_page(e, "the home page"),
     }
 }

@@ -433,6 +433,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     );
     assert!(media_url.ends_with(".png"), "{media_url}");
     wait_for(&page, SAVE_STATE, "All changes saved").await;
+    click(&page, "#tab-image").await;
     type_into(&page, "#image-url", "https://images.example.org/chart.svg").await;
     click(&page, "#insert-url").await;
     let by_url = eventually(|| async {
@@ -532,6 +533,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
 
     // A concurrent write through the API while the person has unsaved text: the editor's
     // save meets 412, the person's text stays on screen, and the API's change is kept.
+    click(&page, "#tab-notes").await;
     type_in_field(&page, "#slide-notes", "Typed by the person", false).await;
     app.update_slide(
         &alice.key,
@@ -757,6 +759,7 @@ async fn a_block_markup_slide_changes_one_block_and_leaves_the_others_as_they_we
     )
     .await;
     assert_eq!(heads, "text t1|text t2|image i1");
+    click(&page, "#tab-blocks").await;
     shot(&page, "editor-blocks").await;
 
     // The person rewrites the first block's heading and moves it 40 px to the right.
@@ -979,16 +982,16 @@ async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_m
     )
     .await[0];
 
-    // Move the block: press on it, drag 100 x 50 screen pixels, let go. (Whatever the
+    // Move the block: press on it, drag 60 x 50 screen pixels, let go. (Whatever the
     // scale, no edge or centre comes near the canvas's edges or centre, where it would snap.)
     let rect = "(() => { const r = document.querySelector('.canvas-board > .sl-block').getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })()";
     let b = numbers(&page, rect).await;
     let (cx, cy) = (b[0] + b[2] / 2.0, b[1] + b[3] / 2.0);
-    drag(&page, (cx, cy), (cx + 100.0, cy + 50.0)).await;
-    // Resize it by its corner handle: 40 x 30 screen pixels larger.
+    drag(&page, (cx, cy), (cx + 60.0, cy + 50.0)).await;
+    // Resize it by its corner handle: 40 x 60 screen pixels larger.
     let handle = "(() => { const r = document.querySelector('.canvas-handle').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()";
     let h = numbers(&page, handle).await;
-    drag(&page, (h[0], h[1]), (h[0] + 40.0, h[1] + 30.0)).await;
+    drag(&page, (h[0], h[1]), (h[0] + 40.0, h[1] + 60.0)).await;
     shot(&page, "editor-canvas-moved").await;
 
     // Add a text block (its text is selected, so typing replaces it) and type.
@@ -1038,10 +1041,10 @@ async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_m
     // The dragged block: its new place and size in canvas pixels (screen / scale), ±1 px.
     let t1 = block_markup(&html, "t1");
     let near = |got: f64, want: f64| (got - want).abs() <= 1.0;
-    assert!(near(style_px(t1, "left"), 80.0 + 100.0 / scale), "{t1}");
+    assert!(near(style_px(t1, "left"), 80.0 + 60.0 / scale), "{t1}");
     assert!(near(style_px(t1, "top"), 60.0 + 50.0 / scale), "{t1}");
     assert!(near(style_px(t1, "width"), 400.0 + 40.0 / scale), "{t1}");
-    assert!(near(style_px(t1, "height"), 120.0 + 30.0 / scale), "{t1}");
+    assert!(near(style_px(t1, "height"), 120.0 + 60.0 / scale), "{t1}");
     assert!(
         t1.contains("<h2>Drag me</h2>") && t1.contains("z-index: 1"),
         "{t1}"
@@ -1570,6 +1573,26 @@ async fn the_editor_fits_the_window_and_exports_from_its_menu() {
     }
     shot(&page, "editor-export-dialog").await;
 
+    // The side panel's tabs, each shown with a click, one pane at a time.
+    press(&page, "dialog#export", "Escape").await;
+    wait_for(
+        &page,
+        "String(document.getElementById('export').open)",
+        "false",
+    )
+    .await;
+    for pane in ["image", "blocks", "html", "preview", "notes"] {
+        click(&page, &format!("#tab-{pane}")).await;
+        let shown = wait_for(
+            &page,
+            "[...document.querySelectorAll('.side-pane')].filter(p => !p.hidden).map(p => p.id).join(',')",
+            &format!("pane-{pane}"),
+        )
+        .await;
+        assert_eq!(shown, format!("pane-{pane}"));
+        shot(&page, &format!("editor-pane-{pane}")).await;
+    }
+
     // Presenting: the speaker view drives the audience's window in the same browser and
     // follows it; S on the audience's window opens the speaker view.
     let audience = chromium.browser.new_page("about:blank").await.unwrap();
@@ -1599,7 +1622,7 @@ async fn the_editor_fits_the_window_and_exports_from_its_menu() {
     );
     let before = chromium.browser.pages().await.unwrap().len();
     press(&audience, "body", "s").await;
-    let mut opened = false;
+    let mut opened = None;
     for _ in 0..100 {
         let pages = chromium.browser.pages().await.unwrap();
         if pages.len() > before {
@@ -1608,16 +1631,28 @@ async fn the_editor_fits_the_window_and_exports_from_its_menu() {
                     && url.ends_with("/present")
                     && p.target_id() != speaker.target_id()
                 {
-                    opened = true;
+                    opened = Some(p);
                 }
             }
         }
-        if opened {
+        if opened.is_some() {
             break;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    assert!(opened, "S opened no speaker view");
+    let opened = opened.expect("S opened no speaker view");
+    // It works: it shows the audience's slide and drives the window it was opened from.
+    assert_eq!(
+        wait_for(&opened, INDEX, "2").await,
+        "2",
+        "the opened speaker view is not on the audience's slide"
+    );
+    press(&opened, "body", "ArrowLeft").await;
+    assert_eq!(
+        wait_for(&audience, INDEX, "1").await,
+        "1",
+        "the speaker view S opened does not drive the audience"
+    );
     chromium.close().await;
 }
 
@@ -1984,7 +2019,9 @@ async fn five_undos_show_at_once_and_are_saved() {
     .await;
     wait_for(&page, SAVE_STATE, "All changes saved").await;
 
-    // Offline, "Add slide" is refused aloud and nothing changes; back online it works.
+    // Offline, a slide added from the default layout and moved up shows at once and waits,
+    // with the text typed into its title; back online, both are sent in order and the text
+    // saved on the slide the server made.
     #[allow(deprecated)]
     use chromiumoxide::cdp::browser_protocol::network::{
         EmulateNetworkConditionsParams, EnableParams,
@@ -1998,18 +2035,133 @@ async fn five_undos_show_at_once_and_are_saved() {
     let online = EmulateNetworkConditionsParams::new(false, 0.0, -1.0, -1.0);
     page.execute(offline).await.unwrap();
     click(&page, "#add-slide").await;
-    let said = wait_for(&page, SAVE_STATE, "not made").await;
+    let said = wait_for(&page, SAVE_STATE, "1 change to the slides waiting").await;
     assert!(said.starts_with("Offline"), "{said}");
-    page.execute(online).await.unwrap();
+    const LISTED: &str =
+        "[...document.querySelectorAll('.slide-item')].map(b => b.dataset.slideId).join(',')";
+    let listed = wait_for(&page, LISTED, &format!("{first},offline-1")).await;
+    assert_eq!(listed, format!("{first},offline-1"));
+    click(&page, "#move-up").await;
+    wait_for(&page, SAVE_STATE, "2 changes to the slides waiting").await;
+    wait_for(&page, LISTED, &format!("offline-1,{first}")).await;
+    double_click(&page, at(480.0, 98.0)).await;
+    wait_for(&page, "String(window.getSelection())", "Title").await;
+    page.execute(InsertTextParams::new("Written offline"))
+        .await
+        .unwrap();
+    shot(&page, "editor-offline").await;
     assert_eq!(
         app.list_slides(&alice.key, deck, "").await.json["meta"]["total"],
         1
     );
-    click(&page, "#add-slide").await;
-    let added = eventually(|| async {
-        app.list_slides(&alice.key, deck, "").await.json["meta"]["total"] == 2
+    page.execute(online).await.unwrap();
+    let sent = eventually(|| async {
+        let list = app.list_slides(&alice.key, deck, "").await.json;
+        let data = list["data"].as_array().cloned().unwrap_or_default();
+        data.len() == 2 && data[1]["id"] == first.as_str() && data[0]["title"] == "Written offline"
     })
     .await;
-    assert!(added, "back online, the slide was not added");
+    let list = app.list_slides(&alice.key, deck, "").await.json;
+    assert!(
+        sent,
+        "back online, the offline changes were not sent: {list}"
+    );
+    let made = list["data"][0]["id"].as_str().unwrap().to_string();
+    assert_eq!(
+        wait_for(&page, LISTED, &format!("{made},{first}")).await,
+        format!("{made},{first}")
+    );
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+    chromium.close().await;
+}
+
+/// A new deck from a template on the home page, then every placeholder of every slide
+/// double-clicked and typed into, with the mouse and keyboard; read back through the API.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deck_from_a_template_takes_text_in_every_placeholder() {
+    let Some(bin) = crate::common::chromium(module_path!()) else {
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let chromium = crate::common::Headless::launch(bin, 1366, 768).await;
+    let page = chromium.browser.new_page("about:blank").await.unwrap();
+    sign_in(&page, &app, &alice).await;
+    page.goto(format!("{}/", app.base)).await.unwrap();
+    page.wait_for_navigation().await.unwrap();
+    type_into(
+        &page,
+        "form[action='/web/decks/new'] input[name=title]",
+        "Series A",
+    )
+    .await;
+    click(&page, "input[name=template][value=pitch]").await;
+    shot(&page, "home-templates").await;
+    click(&page, "form[action='/web/decks/new'] button[type=submit]").await;
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+
+    let decks = app.list_decks(&alice.key, "").await.json;
+    assert_eq!(decks["meta"]["total"], 1, "{decks}");
+    let deck = decks["data"][0]["id"].as_i64().unwrap();
+    let got = app.get_deck(&alice.key, deck, "").await;
+    assert_eq!(got.data()["title"], "Series A");
+    assert_eq!(got.data()["theme_color"], "black-blue");
+    let ids: Vec<String> = app.list_slides(&alice.key, deck, "").await.json["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(ids.len(), 6);
+
+    let mut typed = Vec::new();
+    for (n, id) in ids.iter().enumerate() {
+        if n > 0 {
+            select_slide(&page, id).await;
+        }
+        let blocks: Vec<String> = page
+            .evaluate("[...document.querySelectorAll('.canvas-board > .sl-block')].map(b => b.dataset.blockId)")
+            .await
+            .unwrap()
+            .into_value()
+            .unwrap();
+        assert!(!blocks.is_empty(), "slide {n} has no placeholder");
+        for block in &blocks {
+            // The middle of the block's first line of text: a word there.
+            let point = numbers(
+                &page,
+                &format!(
+                    "(() => {{ const t = document.querySelector('.canvas-board [data-block-id={block}] :is(h1,h2,p,li)'); \
+                     const r = t.getBoundingClientRect(); return [r.x + Math.min(r.width / 2, 40), r.y + r.height / 2]; }})()"
+                ),
+            )
+            .await;
+            double_click(&page, (point[0], point[1])).await;
+            assert_eq!(wait_for(&page, EDITING_BLOCK, block).await, *block);
+            let text = format!("Typed {n}-{block}");
+            page.execute(InsertTextParams::new(text.clone()))
+                .await
+                .unwrap();
+            typed.push((id.clone(), text));
+        }
+        if n == 0 {
+            shot(&page, "editor-template-typed").await;
+        }
+    }
+    // A click on the canvas's empty margin ends the editing; everything is saved.
+    let (x, y) = on_board(&page).await(5.0, 5.0);
+    mouse(&page, DispatchMouseEventType::MousePressed, x, y, 1).await;
+    mouse(&page, DispatchMouseEventType::MouseReleased, x, y, 1).await;
+    wait_for(&page, EDITING_BLOCK, "").await;
+    let saved = eventually(|| async {
+        let mut all = true;
+        for (id, text) in &typed {
+            let html = app.get_slide(&alice.key, deck, id).await.data()["html"].clone();
+            all &= html.as_str().unwrap_or("").contains(text.as_str());
+        }
+        all
+    })
+    .await;
+    assert!(saved, "not every placeholder's text was saved: {typed:?}");
     chromium.close().await;
 }

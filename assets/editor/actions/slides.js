@@ -27,13 +27,17 @@ export function revisionSeen(state, revision) {
 }
 
 /** Slide `id` as read from the API, selected; its block selection kept if it was open. */
-export function openSlide(state, id, html, notes) {
-  const slide = openedSlide(id, html, notes || "");
+export function openSlide(state, id, html, notes, known = true) {
+  const slide = openedSlide(id, html, known ? notes || "" : null);
   const same = state.slide && state.slide.id === id;
   const selection = same ? state.selection.filter((k) => blockOf(slide.model, k)) : [];
   const lead = selection.includes(state.lead) ? state.lead : null;
   return transaction(state, "openSlide", { slide, saved: { id, html, notes: slide.notes }, selection, lead });
 }
+
+/** Slide `id` opened offline from its thumbnail: its notes are not known (null), and not
+ * editable until it is read. */
+export const openSlideOffline = (state, id, html) => openSlide(state, id, html, null, false);
 
 /** The selected slide's speaker notes typed. */
 export function editNotes(state, notes) {
@@ -91,7 +95,7 @@ export function addSlide(state, layout = "title-body") {
     const stack = state.slides.filter((s) => s.position.horizontal === state.slides[i].position.horizontal);
     payload.insert_after_slide_id = stack[stack.length - 1].id;
   }
-  return { method: "POST", path: slidesPath(state), payload, select: created };
+  return { kind: "add", method: "POST", path: slidesPath(state), payload, select: created };
 }
 
 /** A copy of the selected slide (HTML and notes) right after it. */
@@ -101,7 +105,7 @@ export function duplicateSlide(state) {
   const html = model.section ? serializeSlide(withSectionAttr(model, "data-id", null)) : state.slide.html;
   const payload = { html, insert_after_slide_id: state.slide.id };
   if (state.slide.notes) payload.notes = state.slide.notes;
-  return { method: "POST", path: slidesPath(state), payload, select: created };
+  return { kind: "add", method: "POST", path: slidesPath(state), payload, select: created };
 }
 
 /** Deletes the selected slide; its neighbour is selected next. */
@@ -110,7 +114,7 @@ export function deleteSlide(state) {
   if (i < 0) return null;
   const neighbour = state.slides[i + 1] || state.slides[i - 1];
   const payload = { slide_ids: [state.slide.id] };
-  return { method: "DELETE", path: slidesPath(state), payload, select: () => neighbour && neighbour.id, discard: true };
+  return { kind: "delete", method: "DELETE", path: slidesPath(state), payload, select: () => neighbour && neighbour.id, discard: true };
 }
 
 /** Moves the selected slide one place up (-1) or down (1) the list. */
@@ -121,7 +125,7 @@ export function moveSlide(state, delta) {
   const id = state.slide.id;
   const payload = { slide_ids: [id] };
   payload[delta < 0 ? "insert_before_slide_id" : "insert_after_slide_id"] = state.slides[j].id;
-  return { method: "PATCH", path: slidesPath(state, "/move"), payload, select: () => id };
+  return { kind: "move", method: "PATCH", path: slidesPath(state, "/move"), payload, select: () => id };
 }
 
 /** Puts the selected slide below the slide above it (a vertical group). */
@@ -130,7 +134,7 @@ export function groupBelow(state) {
   if (i <= 0) return null;
   const id = state.slide.id;
   const payload = { slide_ids: [id], below_slide_id: state.slides[i - 1].id };
-  return { method: "PATCH", path: slidesPath(state, "/group"), payload, select: () => id };
+  return { kind: "group", method: "PATCH", path: slidesPath(state, "/group"), payload, select: () => id };
 }
 
 /** Takes the selected slide out of its vertical group, after the group. */
@@ -140,7 +144,7 @@ export function groupOut(state) {
   const mate = state.slides.find((s) => s.id !== slide.id && s.position.horizontal === slide.position.horizontal);
   if (slide.position.vertical == null || !mate) return { error: "This slide is not in a vertical group" };
   const payload = { slide_ids: [slide.id], after_stack_of_slide_id: mate.id };
-  return { method: "PATCH", path: slidesPath(state, "/group"), payload, select: () => slide.id };
+  return { kind: "group", method: "PATCH", path: slidesPath(state, "/group"), payload, select: () => slide.id };
 }
 
 /** Slide `moved` dropped on slide `target` in the list: "before", "after" or "below" it. */
@@ -149,11 +153,19 @@ export function dropSlide(state, moved, target, kind) {
   if (kind === "below") payload.below_slide_id = target;
   else if (kind === "before") payload.insert_before_slide_id = target;
   else payload.insert_after_slide_id = target;
-  return { method: "PATCH", path: slidesPath(state, kind === "below" ? "/group" : "/move"), payload, select: () => moved };
+  const group = kind === "below";
+  return { kind: group ? "group" : "move", method: "PATCH", path: slidesPath(state, group ? "/group" : "/move"), payload, select: () => moved };
 }
 
 /** A deck setting changed (update_deck); numbers for width and height. */
 export function changeSetting(state, field, value) {
   const v = field === "width" || field === "height" ? Number(value) : value;
   return { method: "PATCH", path: `/v1/decks/${state.deck.id}`, payload: { [field]: v }, setting: true };
+}
+
+/** Slides the server numbered while the page used local ids for them (made offline). */
+export function slidesRenamed(state, ids) {
+  const id = state.slide && ids.get(state.slide.id);
+  if (!id) return null;
+  return transaction(state, "slidesRenamed", { slide: { ...state.slide, id }, saved: { ...state.saved, id } });
 }

@@ -3,14 +3,17 @@
 // deck's revision as a precondition. Every request waits for the one before it, each
 // carrying the revision the previous one answered, so two quick changes never race each
 // other into a 412. An edit made while a save is under way stays different from what was
-// sent, so it is saved next. Offline, changes are kept and retried; a conflict with
-// another writer keeps the person's text and asks what to do.
+// sent, so it is saved next. Offline, changes are kept and retried: edits to text as they
+// are, changes to the slide list (add, move, group, delete) shown at once and sent in order
+// when back online, slides made offline taking the ids the server gives them. A conflict
+// with another writer keeps the person's text and asks what to do.
 
 import { errorOf } from "./api.js";
 import { slideDirty, titleDirty } from "../model/state.js";
 import { sectionsById } from "../model/slide.js";
+import { reorder, withIds } from "../model/order.js";
 import {
-  deckLoaded, discardEdits, openSlide, revisionSeen, slideSaved, slidesLoaded, titleSaved,
+  deckLoaded, discardEdits, openSlide, openSlideOffline, revisionSeen, slideSaved, slidesLoaded, slidesRenamed, titleSaved,
 } from "../actions/slides.js";
 
 /** How long after the last change it is saved (ms), and retried when offline. */
@@ -39,10 +42,17 @@ export class Saver {
     this.saving = false;
     this.conflicted = false;
     this.queue = Promise.resolve();
+    // Whether the last request failed for want of a connection.
+    this.offline = false;
+    // Changes to the slide list made offline, in order, waiting to be sent.
+    this.pending = [];
+    // Slides made offline: local id → the server's id once sent.
+    this.ids = new Map();
+    this.made = 0;
   }
 
   get dirty() {
-    return slideDirty(this.store.state) || titleDirty(this.store.state);
+    return this.pending.length > 0 || slideDirty(this.store.state) || titleDirty(this.store.state);
   }
 
   /** Runs `task` after every task queued before it. */
@@ -72,12 +82,14 @@ export class Saver {
   /** Writes `payload` with the revision as a precondition; true when it was written. */
   async write(method, path, payload, conflict) {
     const r = await this.api.request(method, path, payload, { precondition: true });
+    this.offline = false;
+    this.lastError = errorOf(r, "Not saved");
     if (r.status === 412) {
       this.showConflict(CONFLICT[conflict]);
       return null;
     }
     if (r.status !== 200 && r.status !== 201) {
-      this.ui.status(errorOf(r, "Not saved"), "error");
+      this.ui.status(this.lastError, "error");
       return null;
     }
     this.follow(r.json);
@@ -91,6 +103,7 @@ export class Saver {
     this.ui.status("Saving…", "saving");
     const deck = this.api.deckId;
     try {
+      if (this.pending.length > 0 && !(await this.flush())) return;
       let state = this.store.state;
       if (titleDirty(state)) {
         const title = state.deck.title;
@@ -114,13 +127,66 @@ export class Saver {
         this.schedule(SAVE_DELAY);
         return;
       }
+      this.offline = false;
+      const open = this.store.state.slide;
+      if (open && open.notes === null) await this.select(open.id); // opened offline: read it
       this.ui.status("All changes saved", "saved");
     } catch (_) {
-      this.ui.status("Offline: changes kept, retrying", "offline");
+      this.offline = true;
+      this.ui.status(this.waiting("Offline: changes kept, retrying"), "offline");
       this.schedule(RETRY_DELAY);
     } finally {
       this.saving = false;
     }
+  }
+
+  /** The offline status, with the number of slide changes waiting. */
+  waiting(text) {
+    const n = this.pending.length;
+    return n === 0 ? text : `${text}; ${n} change${n === 1 ? "" : "s"} to the slides waiting to be sent`;
+  }
+
+  /** Sends the changes to the slide list made offline, in order; false when one was not
+   * made (the others are dropped, said aloud, and the list read again). Throws offline. */
+  async flush() {
+    while (this.pending.length > 0) {
+      const op = this.pending[0];
+      const r = await this.write(op.method, op.path, withIds(op.payload, this.ids), "slides");
+      if (!r) {
+        const n = this.pending.length;
+        this.pending = [];
+        if (!this.conflicted) {
+          await this.refresh(null);
+          this.ui.status(`${n} change${n === 1 ? "" : "s"} made offline could not be made: ${this.lastError}`, "error");
+        }
+        return false;
+      }
+      this.pending.shift();
+      if (op.local) this.ids.set(op.local, r.json.data.id);
+    }
+    this.store.run(slidesRenamed, this.ids);
+    await this.refresh(this.store.state.slide && this.store.state.slide.id);
+    return true;
+  }
+
+  /** Shows a change to the slide list at once and keeps it to send when back online. */
+  later(op) {
+    const state = this.store.state;
+    let slide = null;
+    if (op.kind === "add") {
+      this.made += 1;
+      slide = { id: `offline-${this.made}`, title: "" };
+    }
+    const slides = reorder(state.slides, { ...op, slide });
+    if (!slides) return this.refused();
+    this.pending.push({ ...op, local: slide && slide.id });
+    const thumbs = slide ? { ...state.thumbs, [slide.id]: op.payload.html } : state.thumbs;
+    this.store.run(slidesLoaded, slides, thumbs);
+    // The slide to open next, unless the open one has edits to keep (they are saved first).
+    const next = slide ? slide.id : op.select(null);
+    if (next && next !== state.slide?.id && !slideDirty(this.store.state)) this.selectOffline(next);
+    this.ui.status(this.waiting("Offline: changes kept, retrying"), "offline");
+    this.schedule(RETRY_DELAY);
   }
 
   /** Saves, then tells whether nothing is left unsaved and no conflict waits. */
@@ -150,15 +216,37 @@ export class Saver {
 
   /** Opens slide `id` once the selected one is saved. */
   async select(id) {
+    if (this.offline) return this.selectOffline(id);
     if (slideDirty(this.store.state)) await this.save();
+    if (this.offline) return this.selectOffline(id);
     if (slideDirty(this.store.state)) return; // the save failed: stay on the unsaved slide
-    const r = await this.api.request("GET", `/v1/decks/${this.api.deckId}/slides/${encodeURIComponent(id)}`);
+    let r;
+    try {
+      r = await this.api.request("GET", `/v1/decks/${this.api.deckId}/slides/${encodeURIComponent(id)}`);
+    } catch (_) {
+      this.offline = true;
+      return this.selectOffline(id);
+    }
     if (r.status !== 200) {
       this.ui.status(errorOf(r, "This slide could not be read"), "error");
       return;
     }
     this.follow(r.json);
     this.store.run(openSlide, id, r.json.data.html, r.json.data.notes);
+  }
+
+  /** Offline: slide `id` opened from its thumbnail while the open one's edits wait; its
+   * notes are read when back online. */
+  selectOffline(id) {
+    const state = this.store.state;
+    if (slideDirty(state)) {
+      return this.ui.status(this.waiting("Offline: this slide's edits are kept; other slides open when back online"), "offline");
+    }
+    const html = state.thumbs[id];
+    if (html === undefined) return this.ui.status(this.waiting("Offline: this slide opens when back online"), "offline");
+    const made = this.pending.find((op) => op.local === id);
+    if (made) this.store.run(openSlide, id, html, made.payload.notes);
+    else this.store.run(openSlideOffline, id, html);
   }
 
   /** Reads the deck and its slides again, and opens `selectId` (or the first slide). */
@@ -177,26 +265,27 @@ export class Saver {
     if (op.error) return Promise.resolve(this.ui.status(op.error, "error"));
     if (op.discard) this.store.run(discardEdits);
     return this.serially(async () => {
-      if (!(await this.settled())) return this.refused();
+      if (!(await this.settled())) return this.offline && !this.conflicted ? this.later(op) : this.refused();
       this.ui.status("Saving…", "saving");
       let r;
       try {
         r = await this.write(op.method, op.path, op.payload, "slides");
       } catch (_) {
-        return this.refused();
+        this.offline = true;
+        return this.later(op);
       }
       if (r) await this.refresh(op.select(r.json));
     });
   }
 
-  /** Says that a change to the slides was not made (it is never queued unseen). */
+  /** Says that a change was not made (it is never queued unseen). */
   refused() {
     if (this.conflicted) return;
-    const offline = navigator.onLine === false;
+    const offline = this.offline || navigator.onLine === false;
     this.ui.status(
       offline
-        ? "Offline: that change to the slides was not made. Try again when back online."
-        : "That change to the slides was not made: the slide's edits are not saved yet.",
+        ? this.waiting("Offline: that change was not made. Try again when back online")
+        : "That change was not made: the slide's edits are not saved yet.",
       offline ? "offline" : "error",
     );
   }
@@ -204,7 +293,7 @@ export class Saver {
   /** Sends a deck setting (update_deck). */
   setting(op) {
     return this.serially(async () => {
-      if (!(await this.settled())) return;
+      if (!(await this.settled())) return this.refused();
       this.ui.status("Saving…", "saving");
       const r = await this.write(op.method, op.path, op.payload, "setting");
       if (!r) return;
@@ -218,7 +307,7 @@ export class Saver {
     const { undo, redo } = this.api.undoable;
     const [from, to] = back ? [undo, redo] : [redo, undo];
     return this.serially(async () => {
-      if (!(await this.settled())) return;
+      if (!(await this.settled())) return this.refused();
       const target = from.pop();
       if (target === undefined) return this.ui.status(back ? "Nothing to undo" : "Nothing to redo", "saved");
       const current = this.store.state.deck.revision;

@@ -1,4 +1,4 @@
-// The fields around the canvas: the deck's title, the slide's speaker notes and HTML, the
+// The fields around the canvas: the deck's title, the side panel's speaker notes and HTML, the
 // block panel (each block's place in pixels and its content as HTML), the save state, the
 // conflict box and the preview frame. A field being typed in is never rewritten under the
 // cursor; the others follow the state.
@@ -7,6 +7,7 @@ import { editHtml, editNotes, editTitle } from "../actions/slides.js";
 import { moveBlocks, resizeBlock } from "../actions/blocks.js";
 import { setBlockContent } from "../actions/format.js";
 import { blockAttr, blockOf, blocksOf, px } from "../model/slide.js";
+import { showPane } from "./side-tabs.js";
 
 const $ = (id) => document.getElementById(id);
 const PLACE = ["left", "top", "width", "height"];
@@ -30,7 +31,7 @@ export class PanelsView {
 
   /** Moves focus to the slide's HTML (a double-click on free HTML). */
   editFree() {
-    $("slide-html").scrollIntoView({ block: "center" });
+    showPane("html");
     $("slide-html").focus();
   }
 
@@ -39,7 +40,11 @@ export class PanelsView {
       show($("deck-title"), state.deck.title);
       document.title = `Edit: ${state.deck.title} · Lectern`;
     }
-    show($("slide-notes"), state.slide ? state.slide.notes : "");
+    // Notes of a slide opened offline are not known: they are read when back online.
+    const notes = $("slide-notes");
+    notes.disabled = Boolean(state.slide) && state.slide.notes === null;
+    notes.placeholder = notes.disabled ? "The notes are read when back online" : "";
+    show(notes, state.slide?.notes ?? "");
     show($("slide-html"), state.slide ? state.slide.html : "");
     this.drawBlocks(state);
     this.drawPreview(state);
@@ -51,6 +56,7 @@ export class PanelsView {
     const keys = `${state.slide?.id} ${blocks.map((b) => b.key).join(" ")}`;
     const list = $("block-list");
     $("blocks").hidden = blocks.length === 0;
+    $("no-blocks").hidden = blocks.length > 0;
     if (keys !== this.blockKeys) {
       this.blockKeys = keys;
       list.replaceChildren(...blocks.map((b, i) => this.blockItem(b, i)));

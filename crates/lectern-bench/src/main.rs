@@ -19,8 +19,9 @@
 //! deck); `update_slide` (new notes each time: every request is a revision); `update_deck`
 //! (a new description each time); `history_10000`: a 1,000-slide deck after 10,000
 //! single-slide edits, its database growth, listing and restoring revisions (see
-//! `history.rs`); `editor_200`: the deck editor in headless Chromium on a 200-slide deck,
-//! time to interactive and frames per second while dragging (see `editor.rs`);
+//! `history.rs`); `editor_200` and `editor_1000`: the deck editor in headless Chromium on
+//! a 200- or 1,000-slide deck, time to interactive and frames per second while dragging (see
+//! `editor.rs`);
 //! `upload_media`: a 5 MB JPEG upload timed beside the same bytes posted to the baseline,
 //! and 100 concurrent small uploads (see `media.rs`); `export_pdf_50`: the time from
 //! `create_deck_export` to `completed` for a 50-slide PDF, cold (first, the browser starts)
@@ -71,6 +72,7 @@ const SCENARIOS: &[&str] = &[
     "update_slide_10",
     "update_slide_10000",
     "editor_200",
+    "editor_1000",
     "history_10000",
     "upload_media",
     "export_pdf_50",
@@ -194,9 +196,10 @@ async fn bench(args: Vec<String>) -> anyhow::Result<()> {
             pptx_bench(server.addr(), &server.key).await?;
             continue;
         }
-        if scenario == "editor_200" {
+        if let Some(count) = scenario.strip_prefix("editor_") {
             let (username, password) = &server.login;
-            editor::editor_bench(server.addr(), &server.key, username, password).await?;
+            let login = (username.as_str(), password.as_str());
+            editor::editor_bench(server.addr(), &server.key, login, count.parse()?).await?;
             continue;
         }
         if scenario == "history_10000" {

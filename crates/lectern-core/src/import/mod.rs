@@ -13,6 +13,7 @@ use crate::deck::{DeckLook, NewSlide};
 pub mod archive;
 mod markdown;
 mod reveal;
+pub mod templates;
 mod themes;
 
 pub use markdown::parse_markdown;

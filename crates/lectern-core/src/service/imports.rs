@@ -41,6 +41,23 @@ impl Lectern {
         })
     }
 
+    /// "New deck" from a template ([`import::templates`]): its slides, theme and notes,
+    /// titled `title` (the template's label when none is given).
+    pub async fn create_deck_from_template(
+        &self,
+        caller: &Caller,
+        template: &str,
+        title: Option<&str>,
+    ) -> Result<DeckMeta> {
+        caller.require(Scope::Manage)?;
+        let mut deck = import::templates::template_deck(template)?;
+        if let Some(title) = title.map(str::trim).filter(|t| !t.is_empty()) {
+            deck.title = title.to_string();
+        }
+        let (record, _) = self.insert_imported(&caller.author(), deck).await?;
+        Ok(self.deck_meta(&record))
+    }
+
     /// `admin import-deck`: a new deck for `username` from a file; its id.
     pub(crate) async fn import_deck(
         &self,
