@@ -114,7 +114,7 @@ export class ToolbarView {
   }
 
   /** Shows the selection's state (the lead block's text style, size, colours, fragment step,
-   * the slide's background) and enables only the tools that apply to it. */
+   * the slide's background) and only the tools that apply to it. */
   draw(state) {
     const block = blockOf(state.slide?.model, state.lead);
     const type = block ? blockType(block) : null;
@@ -127,6 +127,13 @@ export class ToolbarView {
     enable(BLOCK_TOOLS, state.selection.length > 0);
     enable(SHAPE_TOOLS, type === "shape");
     enable(["image-alt"], type === "image");
+    // Only the tools that apply show: the text row for text, the block row for a selection,
+    // within it the shape's colours for a shape and the alternative text for an image. The
+    // others keep their place (unseen), so the canvas below never moves.
+    const off = (element, hide) => element.classList.toggle("off", hide);
+    off($("tools-text"), $("fmt-size").disabled);
+    off($("tools-block"), state.selection.length === 0);
+    for (const id of [...SHAPE_TOOLS, "image-alt"]) off($(id).closest(".tool-field"), $(id).disabled);
     if (document.activeElement !== $("image-alt")) $("image-alt").value = (type === "image" && altText(block)) || "";
     const fragment = Boolean(block && (blockAttr(block, "class") || "").split(/\s+/).includes("fragment"));
     $("block-fragment").checked = fragment;
