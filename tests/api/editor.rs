@@ -280,11 +280,7 @@ async fn a_person_edits_notes_title_and_slides_and_a_concurrent_write_is_never_l
     page.evaluate("document.activeElement.blur()")
         .await
         .unwrap();
-    page.evaluate(
-        "document.dispatchEvent(new KeyboardEvent('keydown', { key: 'Z', ctrlKey: true, shiftKey: true, bubbles: true }))",
-    )
-    .await
-    .unwrap();
+    ctrl_key(&page, "z", true).await;
     let redone = eventually(|| async { vertical_of_new().await.is_null() }).await;
     assert!(redone, "redo did not take the slide out again");
     let history = app
@@ -919,30 +915,41 @@ async fn drag_slide(page: &Page, moved: &str, target: &str, fx: f64, fy: f64) {
 
 /// One mouse event at (`x`, `y`) in the page's CSS pixels.
 async fn mouse(page: &Page, kind: DispatchMouseEventType, x: f64, y: f64, clicks: i64) {
+    mouse_with(page, kind, (x, y), clicks, 0).await;
+}
+
+/// One mouse event with keys held (`modifiers`: 8 is Shift).
+async fn mouse_with(
+    page: &Page,
+    kind: DispatchMouseEventType,
+    (x, y): (f64, f64),
+    clicks: i64,
+    modifiers: i64,
+) {
     let mut event = DispatchMouseEventParams::new(kind, x, y);
     event.button = Some(MouseButton::Left);
     event.buttons = Some(if clicks > 0 { 1 } else { 0 });
     event.click_count = Some(clicks.max(1));
+    event.modifiers = Some(modifiers);
     page.execute(event).await.unwrap();
 }
 
 /// Presses the mouse at `from`, moves it to `to` in steps, and lets go: a person's drag.
 async fn drag(page: &Page, from: (f64, f64), to: (f64, f64)) {
-    mouse(page, DispatchMouseEventType::MouseMoved, from.0, from.1, 0).await;
-    mouse(
-        page,
-        DispatchMouseEventType::MousePressed,
-        from.0,
-        from.1,
-        1,
-    )
-    .await;
+    drag_with(page, from, to, 0).await;
+}
+
+/// A drag with keys held (`modifiers`: 8 is Shift).
+async fn drag_with(page: &Page, from: (f64, f64), to: (f64, f64), modifiers: i64) {
+    use DispatchMouseEventType::{MouseMoved, MousePressed, MouseReleased};
+    mouse_with(page, MouseMoved, from, 0, modifiers).await;
+    mouse_with(page, MousePressed, from, 1, modifiers).await;
     for step in 1..=8 {
         let t = f64::from(step) / 8.0;
-        let (x, y) = (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
-        mouse(page, DispatchMouseEventType::MouseMoved, x, y, 1).await;
+        let at = (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t);
+        mouse_with(page, MouseMoved, at, 1, modifiers).await;
     }
-    mouse(page, DispatchMouseEventType::MouseReleased, to.0, to.1, 1).await;
+    mouse_with(page, MouseReleased, to, 1, modifiers).await;
 }
 
 /// Evaluates `js` to numbers (an array).
@@ -2163,5 +2170,78 @@ async fn a_deck_from_a_template_takes_text_in_every_placeholder() {
     })
     .await;
     assert!(saved, "not every placeholder's text was saved: {typed:?}");
+    chromium.close().await;
+}
+
+/// Resizing from a corner: Shift keeps a shape's proportions, a picture keeps its own
+/// without Shift; read back through the API.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_corner_drag_with_shift_keeps_the_proportions() {
+    let Some(bin) = crate::common::chromium(module_path!()) else {
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let slide = "<section>\
+        <div class=\"sl-block\" data-block-type=\"shape\" data-block-id=\"r1\" style=\"left:100px;top:100px;width:200px;height:100px\">\
+        <div class=\"sl-block-content\" style=\"width:100%;height:100%;background-color:#2a76dd\"></div></div>\
+        <div class=\"sl-block\" data-block-type=\"image\" data-block-id=\"i1\" style=\"left:500px;top:300px;width:300px;height:200px\">\
+        <div class=\"sl-block-content\"><img src=\"https://images.example.org/photo.png\" alt=\"\"></div></div></section>";
+    let CanvasEditor {
+        chromium,
+        page,
+        deck,
+        first,
+    } = open_canvas(&app, &alice, bin, "Proportions", slide, 2).await;
+    let at = on_board(&page).await;
+    const SE: &str = "(() => { const r = document.querySelector('.canvas-handle[data-handle=se]').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()";
+    for (block, point, modifiers) in [("r1", at(200.0, 150.0), 8), ("i1", at(650.0, 400.0), 0)] {
+        mouse(
+            &page,
+            DispatchMouseEventType::MousePressed,
+            point.0,
+            point.1,
+            1,
+        )
+        .await;
+        mouse(
+            &page,
+            DispatchMouseEventType::MouseReleased,
+            point.0,
+            point.1,
+            1,
+        )
+        .await;
+        wait_for(&page, SELECTED_BLOCKS, block).await;
+        let h = numbers(&page, SE).await;
+        // Mostly rightwards: the width leads, the height follows the proportions.
+        drag_with(&page, (h[0], h[1]), (h[0] + 90.0, h[1] + 5.0), modifiers).await;
+    }
+    let saved = eventually(|| async {
+        let html = app.get_slide(&alice.key, deck, &first).await.data()["html"].clone();
+        let html = html.as_str().unwrap_or("").to_string();
+        !block_markup(&html, "r1")
+            .replace(' ', "")
+            .contains("width:200px")
+            && !block_markup(&html, "i1")
+                .replace(' ', "")
+                .contains("width:300px")
+    })
+    .await;
+    let html = app.get_slide(&alice.key, deck, &first).await.data()["html"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(saved, "the resizes were not saved: {html}");
+    for (block, ratio) in [("r1", 2.0), ("i1", 1.5)] {
+        let markup = block_markup(&html, block);
+        let (w, h) = (style_px(markup, "width"), style_px(markup, "height"));
+        assert!(w > ratio * 100.0 + 20.0, "{block} did not grow: {markup}");
+        assert!(
+            (w / h - ratio).abs() < 0.02,
+            "{block} lost its proportions: {markup}"
+        );
+    }
+    shot(&page, "editor-resize-shift").await;
     chromium.close().await;
 }

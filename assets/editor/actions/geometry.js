@@ -115,8 +115,9 @@ export function resizeFrom(model, size, key, handle, dx, dy, scale, keepRatio = 
     const horizontal = moves("left") || moves("right");
     const vertical = moves("top") || moves("bottom");
     if (horizontal && vertical) {
-      if (w / h > ratio) w = h * ratio;
-      else h = w / ratio;
+      // From a corner, the side the pointer moved further leads.
+      if (Math.abs(w - w0) >= Math.abs(h - h0)) h = w / ratio;
+      else w = h * ratio;
     } else if (horizontal) {
       h = w / ratio;
     } else {

@@ -32,8 +32,11 @@ test("each of the eight handles moves its edges; proportions kept on request", (
   assert.deepEqual(resizeFrom(model, size, "t1", "nw", -40, -20, 1), { left: 40, top: 40, width: 640, height: 140 });
   assert.deepEqual(resizeFrom(model, size, "t1", "n", 30, -30, 1), { left: 80, top: 30, width: 600, height: 150 });
   assert.deepEqual(resizeFrom(model, size, "t1", "w", 700, 0, 1), { left: 672, top: 60, width: 8, height: 120 }, "8 px at least");
-  // Shift on a corner: 600 x 120 stays 5:1 within what the pointer spans (700 x 220).
+  // Shift on a corner: 600 x 120 stays 5:1, the width leading when the pointer moved as far
+  // across as down.
   assert.deepEqual(resizeFrom(model, size, "t1", "se", 100, 100, 1, true), { left: 80, top: 60, width: 700, height: 140 });
+  // Dragged mostly downwards, the height leads and the width follows.
+  assert.deepEqual(resizeFrom(model, size, "t1", "se", 10, 30, 1, true), { left: 80, top: 60, width: 750, height: 150 });
   // A side handle with proportions kept moves the other side along.
   assert.deepEqual(resizeFrom(model, size, "t1", "e", -300, 0, 1, true), { left: 80, top: 60, width: 300, height: 60 });
 });

@@ -70,7 +70,8 @@ function pointerDown(c, event) {
   c.frame.focus({ preventScroll: true });
   if (!view) return marquee(c, event);
   const key = view.dataset.key;
-  if (event.shiftKey) return c.store.run(toggleBlock, key);
+  // Shift+click adds to the selection or takes away; Shift on a handle keeps proportions.
+  if (event.shiftKey && !event.target.classList.contains("canvas-handle")) return c.store.run(toggleBlock, key);
   if (!c.store.state.selection.includes(key)) c.store.run(selectBlocks, [key]);
   event.preventDefault();
   const x = event.clientX;
