@@ -2170,6 +2170,47 @@ async fn a_deck_from_a_template_takes_text_in_every_placeholder() {
     })
     .await;
     assert!(saved, "not every placeholder's text was saved: {typed:?}");
+
+    // A font chosen for the selected block (the last slide's title) is saved on it.
+    let (last, _) = typed.last().unwrap().clone();
+    let point = numbers(
+        &page,
+        "(() => { const r = document.querySelector('.canvas-board > .sl-block').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()",
+    )
+    .await;
+    mouse(
+        &page,
+        DispatchMouseEventType::MousePressed,
+        point[0],
+        point[1],
+        1,
+    )
+    .await;
+    mouse(
+        &page,
+        DispatchMouseEventType::MouseReleased,
+        point[0],
+        point[1],
+        1,
+    )
+    .await;
+    wait_for(
+        &page,
+        "String(document.getElementById('fmt-font').disabled)",
+        "false",
+    )
+    .await;
+    type_into(&page, "#fmt-font", "Merri").await;
+    press(&page, "#fmt-font", "Enter").await;
+    let styled = eventually(|| async {
+        let html = app.get_slide(&alice.key, deck, &last).await.data()["html"].clone();
+        html.as_str()
+            .unwrap_or("")
+            .contains("font-family: Merriweather, serif")
+    })
+    .await;
+    let html = app.get_slide(&alice.key, deck, &last).await.data()["html"].clone();
+    assert!(styled, "the chosen font was not saved: {html}");
     chromium.close().await;
 }
 

@@ -65,6 +65,13 @@ export function setTextColour(state, key, colour) {
   return changeBlocks(state, "setTextColour", [key], (b) => withContentStyle(b, { color: c, "--lectern-heading": c }));
 }
 
+/** Sets block `key`'s text in `family` (a CSS font-family list; empty: the theme's), its
+ * headings too (their face is the theme's heading variable, set here for the block). */
+export function setTextFont(state, key, family) {
+  const f = family || null;
+  return changeBlocks(state, "setTextFont", [key], (b) => withContentStyle(b, { "font-family": f, "--lectern-heading-font": f }));
+}
+
 /** Fills the shapes among `keys` with `colour`. */
 export function setFill(state, keys, colour) {
   return changeBlocks(state, "setFill", shapes(state, keys), (b) => withContentStyle(b, { "background-color": cssColour(colour) }));

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { deckLoaded, openSlide } from "../actions/slides.js";
-import { setTextColour, setTextSize, textSize } from "../actions/format.js";
+import { setTextColour, setTextFont, setTextSize, textSize } from "../actions/format.js";
 import { blockOf, contentStyle } from "../model/slide.js";
 import { emptyState } from "../model/state.js";
 import { BLOCKS, stateWith } from "./fixtures.js";
@@ -52,4 +52,14 @@ test("a dropped image lands centred where it was dropped, kept on the canvas", a
   assert.deepEqual([px(corner, "left"), px(corner, "top")], [480, 380], "960 - 480, 700 - 320");
   const centred = block(addImage(state, "/media/a.png", "img").after, "img");
   assert.deepEqual([px(centred, "left"), px(centred, "top")], [240, 190]);
+});
+
+test("a font applies to the block's text and its headings; none gives the theme's back", () => {
+  const state = open(BLOCKS);
+  const set = setTextFont(state, "t1", "Merriweather, serif").after;
+  assert.equal(contentStyle(block(set, "t1"), "font-family"), "Merriweather, serif");
+  assert.equal(contentStyle(block(set, "t1"), "--lectern-heading-font"), "Merriweather, serif");
+  assert.equal(contentStyle(block(set, "t1"), "font-size"), "48px", "its other styles stay");
+  const back = setTextFont(set, "t1", "").after;
+  assert.equal(contentStyle(block(back, "t1"), "font-family"), null);
 });

@@ -8,7 +8,7 @@ import { alignBlocks, distributeBlocks } from "../actions/arrange.js";
 import { addCode, addHtml, addLine, addShape, addText } from "../actions/create.js";
 import {
   altText, firstTag, setAltText, setBackground, setBackgroundImage, setFill, setFragment, setLanguage, setRadius, setStroke, setTextColour,
-  setTextSize, styleContent, textSize,
+  setTextFont, setTextSize, styleContent, textSize,
 } from "../actions/format.js";
 import { blockAttr, blockOf, blockType, contentStyle, sectionAttr } from "../model/slide.js";
 
@@ -97,6 +97,10 @@ export class ToolbarView {
       const size = $("fmt-size").value;
       if (size) run(setTextSize, lead(), Number(size));
     });
+    change("fmt-font", () => {
+      const family = $("fmt-font").value;
+      if (!this.format("fontName", family || "inherit")) run(setTextFont, lead(), family);
+    });
     change("fmt-colour", () => {
       const colour = $("fmt-colour").value;
       if (!this.format("foreColor", colour)) run(setTextColour, lead(), colour);
@@ -123,7 +127,7 @@ export class ToolbarView {
       for (const id of ids) $(id).disabled = !on;
     };
     enable(TEXT_TOOLS, type === "text" || editing);
-    enable(["fmt-size", "fmt-colour"], type === "text" || type === "code" || editing);
+    enable(["fmt-size", "fmt-colour", "fmt-font"], type === "text" || type === "code" || editing);
     enable(BLOCK_TOOLS, state.selection.length > 0);
     enable(SHAPE_TOOLS, type === "shape");
     enable(["image-alt"], type === "image");
@@ -142,6 +146,8 @@ export class ToolbarView {
     $("fmt-block").value = ["p", "h1", "h2", "h3"].includes(tag) ? tag : "p";
     const size = type === "text" || type === "code" ? textSize(block) : null;
     $("fmt-size").value = size && [...$("fmt-size").options].some((o) => o.value === String(size)) ? String(size) : "";
+    const font = (type === "text" || type === "code") && contentStyle(block, "font-family");
+    $("fmt-font").value = font && [...$("fmt-font").options].some((o) => o.value === font) ? font : "";
     const colour = block && hexColour(contentStyle(block, "color"));
     if (colour) $("fmt-colour").value = colour;
     const fill = type === "shape" && hexColour(contentStyle(block, "background-color"));
