@@ -27,8 +27,9 @@ pub(crate) async fn editor_bench(
     (username, password): (&str, &str),
     count: usize,
 ) -> anyhow::Result<()> {
+    let name = format!("editor_{count}");
     let Some(chromium) = lectern::export::pdf::find_chromium(None) else {
-        bail!("editor_{count} needs Chromium (apt-get install chromium)");
+        bail!("{name} needs Chromium (apt-get install chromium)");
     };
     let slides: Vec<serde_json::Value> = (0..count)
         .map(|i| {
@@ -84,7 +85,7 @@ pub(crate) async fn editor_bench(
     std::io::Write::write_all(&mut gz, &script)?;
     let gzipped = gz.finish()?.len();
     println!(
-        "editor_{count}   the editor's script: {:.1} KB, {:.1} KB gzipped (goal < 300 KB gzipped)",
+        "{name:<12} the editor's script: {:.1} KB, {:.1} KB gzipped (goal < 300 KB gzipped)",
         script.len() as f64 / 1000.0,
         gzipped as f64 / 1000.0
     );
@@ -98,6 +99,7 @@ async fn measure(
     (username, password): (&str, &str),
     count: usize,
 ) -> anyhow::Result<()> {
+    let name = format!("editor_{count}");
     let page = browser.new_page("about:blank").await?;
     page.goto(format!("http://{addr}/login")).await?;
     page.wait_for_navigation().await?;
@@ -140,7 +142,7 @@ async fn measure(
     }
     loads.sort_by(f64::total_cmp);
     println!(
-        "editor_{count}   interactive after (navigation start to the deck shown, 5 loads): median {:.0} ms, slowest {:.0} ms (goal < {} ms)",
+        "{name:<12} interactive after (navigation start to the deck shown, 5 loads): median {:.0} ms, slowest {:.0} ms (goal < {} ms)",
         loads[loads.len() / 2],
         loads[loads.len() - 1],
         if count > 200 { 3000 } else { 1500 }
@@ -193,7 +195,7 @@ async fn measure(
     }
     mouse(&page, DispatchMouseEventType::MouseReleased, x, y).await?;
     println!(
-        "editor_{count}   dragging a block: {:.0} frames per second over {seconds:.1} s ({step} mouse moves) (goal >= 50)",
+        "{name:<12} dragging a block: {:.0} frames per second over {seconds:.1} s ({step} mouse moves) (goal >= 50)",
         (end_frames - start_frames) / seconds
     );
     Ok(())
