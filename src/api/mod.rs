@@ -5,6 +5,7 @@
 pub mod bodies;
 pub mod deck_bodies;
 pub mod decks;
+pub mod events;
 pub mod exports;
 pub mod media;
 pub mod openapi;
@@ -95,6 +96,7 @@ pub fn operations() -> Vec<Operations> {
         routes!(revisions::get_revision),
         routes!(revisions::restore),
         routes!(revisions::list_slide_revisions),
+        routes!(events::deck_events),
         (schemas, paths, media),
         routes!(media::get_media, media::delete_media),
     ]

@@ -192,6 +192,7 @@ async fn the_openapi_document_describes_every_operation_built() {
     expected.extend(crate::common::REVISION_OPERATIONS);
     expected.extend(crate::common::MEDIA_OPERATIONS);
     expected.push("group_slides");
+    expected.push("deck_events");
     expected.sort();
     assert_eq!(ids, expected);
     assert_eq!(

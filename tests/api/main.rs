@@ -8,6 +8,7 @@ mod cli;
 mod decks;
 mod editor;
 mod errors;
+mod events;
 mod exports;
 mod faults;
 mod home;

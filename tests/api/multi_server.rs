@@ -324,3 +324,49 @@ async fn the_fence_passes_only_after_the_notices_committed_before_it() {
         );
     }
 }
+
+/// A write through one server arrives as an event on a stream the other server holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_write_on_one_server_is_an_event_on_the_others_stream() {
+    if !testing_postgres() {
+        eprintln!("skipped: runs in the PostgreSQL pass (LECTERN_TEST_BACKEND=postgres)");
+        return;
+    }
+    use crate::events::{Events, Resume};
+    let db = PgDatabase::create().await;
+    let key = account(&db.url, "alice").await;
+    let dir = tempfile::tempdir().unwrap();
+    let (_a, base_a) = serve(&db.url, dir.path(), &[]).await;
+    let (_b, base_b) = serve(&db.url, dir.path(), &[]).await;
+    let client = reqwest::Client::new();
+    let (status, body) = send_json(
+        &client,
+        reqwest::Method::POST,
+        format!("{base_a}/v1/decks"),
+        &key,
+        Some(json!({"title": "Across"})),
+    )
+    .await
+    .unwrap();
+    assert_eq!(status, 201, "{body}");
+    let deck = body["data"]["id"].as_i64().unwrap();
+    let revision = body["data"]["revision"].as_i64().unwrap();
+    let mut on_b = Events::connect(&base_b, &key, deck, Resume::Now).await;
+    for n in 1..=3 {
+        let started = std::time::Instant::now();
+        let (status, body) = send_json(
+            &client,
+            reqwest::Method::PATCH,
+            format!("{base_a}/v1/decks/{deck}"),
+            &key,
+            Some(json!({"description": format!("change {n}")})),
+        )
+        .await
+        .unwrap();
+        assert_eq!(status, 200, "{body}");
+        on_b.revision(revision + n, "update_deck").await;
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(1), "{took:?}");
+        eprintln!("a write on server A reached server B's stream in {took:?}");
+    }
+}

@@ -297,6 +297,8 @@ async fn read_tokens_read_and_manage_tokens_manage_in_every_group() {
         "/v1/decks".to_string(),
         format!("/v1/decks/{deck}"),
         format!("/v1/decks/{deck}/slides"),
+        // A read-only token may listen to a deck's events.
+        format!("/v1/decks/{deck}/events"),
     ] {
         assert_eq!(
             status(&s.app, Method::GET, &path, r, None).await.status(),

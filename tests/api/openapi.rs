@@ -113,7 +113,7 @@ async fn every_operation_documents_its_errors_scope_and_body() {
     assert!(flow["scopes"]["read"].is_string() && flow["scopes"]["manage"].is_string());
 
     let ops = operations(doc);
-    assert_eq!(ops.len(), 30);
+    assert_eq!(ops.len(), 31);
     for (id, op) in &ops {
         for status in ["401", "429", "200"] {
             let documented = op["responses"][status].is_object()

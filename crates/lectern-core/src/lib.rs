@@ -6,6 +6,7 @@ pub mod auth;
 pub mod cpu;
 pub mod css;
 pub mod error;
+pub mod events;
 pub mod guard;
 pub mod html;
 pub mod ids;

@@ -162,6 +162,30 @@ impl RevisionStore for SqlStore {
         .await
     }
 
+    async fn revisions_after(
+        &self,
+        deck_id: i64,
+        after: i64,
+        limit: i64,
+    ) -> Result<(Vec<RevisionRecord>, Option<i64>)> {
+        let sql = format!(
+            "{REVISION_SELECT} WHERE r.deck_id = $1 AND r.revision > $2
+             ORDER BY r.revision LIMIT $3"
+        );
+        let query = sqlx::query(sqlx::AssertSqlSafe(sql))
+            .bind(deck_id)
+            .bind(after)
+            .bind(limit);
+        let items = all(&self.read, query, revision_row).await?;
+        let oldest: Option<i64> =
+            sqlx::query_scalar("SELECT MIN(revision) FROM deck_revisions WHERE deck_id = $1")
+                .bind(deck_id)
+                .fetch_one(&self.read)
+                .await
+                .map_err(fault)?;
+        Ok((items, oldest))
+    }
+
     async fn list_revisions(
         &self,
         deck_id: i64,

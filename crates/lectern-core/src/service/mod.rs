@@ -32,6 +32,7 @@ mod accounts;
 mod decks;
 pub mod exports;
 mod imports;
+mod live;
 pub mod media;
 mod order;
 mod revisions;
@@ -87,12 +88,18 @@ pub struct Lectern {
     decoders: Arc<tokio::sync::Semaphore>,
     /// How long an upload waits for a decoder before it is answered 503.
     decode_wait: std::time::Duration,
+    /// The decks someone follows live, told by the store when they change (`live.rs`).
+    live: Arc<crate::events::LiveDecks>,
 }
 
 impl Lectern {
     /// Builds the core over a store.
     pub fn new(store: Arc<dyn Store>, public_url: &str) -> Self {
+        let live = Arc::new(crate::events::LiveDecks::default());
+        let listener: Arc<dyn crate::events::ChangeListener> = live.clone();
+        store.add_change_listener(Arc::downgrade(&listener));
         Lectern {
+            live,
             store,
             public_url: public_url.trim_end_matches('/').into(),
             notifier: Arc::new(crate::store::LogNotifier),

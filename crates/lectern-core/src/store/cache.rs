@@ -25,6 +25,7 @@ use async_trait::async_trait;
 
 use super::*;
 use crate::deck::DeckPatch;
+use crate::events::ChangeListener;
 use crate::params::Paging;
 
 mod others;
@@ -98,6 +99,8 @@ pub struct CachedStore {
     live: AtomicBool,
     /// What a hit waits for where changes are announced late (several servers).
     fence: OnceLock<Arc<dyn Fence>>,
+    /// Told when a deck changed (the live event streams, `crate::events`).
+    listeners: std::sync::Mutex<Vec<std::sync::Weak<dyn ChangeListener>>>,
 }
 
 tokio::task_local! {
@@ -150,7 +153,20 @@ impl CachedStore {
             decks: Map::new(),
             live: AtomicBool::new(true),
             fence: OnceLock::new(),
+            listeners: std::sync::Mutex::default(),
         }
+    }
+
+    /// Runs `tell` for every listener still there.
+    fn tell(&self, tell: impl Fn(&dyn ChangeListener)) {
+        let mut listeners = self.listeners.lock().expect("no panics inside");
+        listeners.retain(|l| match l.upgrade() {
+            Some(listener) => {
+                tell(listener.as_ref());
+                true
+            }
+            None => false,
+        });
     }
 
     /// Makes every hit wait for `fence` first (set once, before serving).
@@ -185,6 +201,7 @@ impl CachedStore {
     pub fn invalidate_all(&self) {
         self.keys.clear();
         self.decks.clear();
+        self.tell(|l| l.all_changed());
     }
 
     /// Forgets what a change notice names; a notice it cannot read forgets everything.
@@ -211,8 +228,10 @@ impl CachedStore {
         self.live.load(Ordering::SeqCst)
     }
 
+    /// Forgets deck `deck_id` after a change to it (a write here, or a notice).
     fn forget_deck(&self, deck_id: i64) {
         self.decks.remove_where(|id, _| *id == deck_id);
+        self.tell(|l| l.deck_changed(deck_id));
     }
 }
 
@@ -220,6 +239,13 @@ impl CachedStore {
 impl ServerStore for CachedStore {
     async fn ping(&self) -> Result<()> {
         self.inner.ping().await
+    }
+
+    fn add_change_listener(&self, listener: std::sync::Weak<dyn ChangeListener>) {
+        self.listeners
+            .lock()
+            .expect("no panics inside")
+            .push(listener);
     }
 
     fn shares_rate_limits(&self) -> bool {
@@ -464,6 +490,15 @@ impl RevisionStore for CachedStore {
         before: i64,
     ) -> Result<Vec<String>> {
         self.inner.revision_operations(deck_id, after, before).await
+    }
+
+    async fn revisions_after(
+        &self,
+        deck_id: i64,
+        after: i64,
+        limit: i64,
+    ) -> Result<(Vec<RevisionRecord>, Option<i64>)> {
+        self.inner.revisions_after(deck_id, after, limit).await
     }
 
     async fn list_revisions(

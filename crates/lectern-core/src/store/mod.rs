@@ -81,6 +81,9 @@ impl<T> Store for T where
 pub trait ServerStore: Send + Sync {
     /// Checks that the database answers (for `/healthz`).
     async fn ping(&self) -> Result<()>;
+    /// Tells `listener` from now on when decks change (the cache in front of a backend
+    /// does; a bare backend tells nobody).
+    fn add_change_listener(&self, _listener: std::sync::Weak<dyn crate::events::ChangeListener>) {}
     /// Whether several serving processes may use this database, so that they share their
     /// rate-limit counts through [`ServerStore::exchange_rate_usage`]. SQLite serves one process.
     fn shares_rate_limits(&self) -> bool {
@@ -246,6 +249,14 @@ pub trait RevisionStore: Send + Sync {
         after: i64,
         before: i64,
     ) -> Result<Vec<String>>;
+    /// The deck's revisions after `after`, oldest first, at most `limit`, and the oldest
+    /// revision still kept (`None`: none is).
+    async fn revisions_after(
+        &self,
+        deck_id: i64,
+        after: i64,
+        limit: i64,
+    ) -> Result<(Vec<RevisionRecord>, Option<i64>)>;
     /// One page of a deck's revisions, newest first, and their total; only those that
     /// touched `slide_id` when one is given.
     async fn list_revisions(

@@ -1,0 +1,69 @@
+//! A deck's live events (an extension of the interface): Server-Sent Events, one
+//! `revision` event per new revision, resumable with `Last-Event-ID` (the core's
+//! `lectern_core::events` reads and fans them out).
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use futures::Stream;
+use lectern_core::Error;
+use lectern_core::events::{DeckEvent, RevisionEvent};
+
+use crate::api::params::*;
+use crate::api::responses::*;
+use crate::http::error::ApiError;
+use crate::http::extract::{Auth, IdPath, QueryParams};
+use crate::state::AppState;
+
+/// How often a quiet stream sends a comment line, so that proxies keep it open.
+const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// `deck_events`: the deck's events as they happen (`text/event-stream`). After
+/// `Last-Event-ID` (or `?last_event_id=`), the revisions made since it come first, in order;
+/// one older than the kept history answers `event: reset` (read the deck again).
+#[utoipa::path(get, path = "/v1/decks/{deck_id}/events", operation_id = "deck_events", tag = "events",
+    params(DeckIdParam,
+        ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this revision"),
+        ("last_event_id" = Option<i64>, Query, description = "Resume after this revision (for clients that cannot set the header)")),
+    responses((status = 200, description = "An event stream: `event: revision` with this body as `data` and the revision as `id`; `event: reset`; comment lines while quiet",
+            content_type = "text/event-stream", body = RevisionEvent),
+        Unauthorized, NotFound, Invalid, RateLimited),
+    security(("bearer" = []), ("oauth2" = ["read"])))]
+pub async fn deck_events(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    IdPath(deck_id): IdPath,
+    headers: HeaderMap,
+    query: QueryParams,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+    let header = headers
+        .get("last-event-id")
+        .map(|v| v.to_str().unwrap_or("?"));
+    let last =
+        match header.or(query.get("last_event_id")) {
+            None | Some("") => None,
+            Some(text) => Some(text.trim().parse::<i64>().map_err(|_| {
+                Error::invalid("Last-Event-ID must be a revision number (an integer)")
+            })?),
+        };
+    let stream = state.core.deck_events(&caller, deck_id, last).await?;
+    let events = futures::stream::unfold(stream, |mut stream| async move {
+        let event = match stream.next().await {
+            Ok(DeckEvent::Revision(revision)) => Event::default()
+                .event("revision")
+                .id(revision.revision.to_string())
+                .json_data(&*revision)
+                .expect("a revision event serialises"),
+            Ok(DeckEvent::Reset) => Event::default().event("reset").data("{}"),
+            Err(e) => {
+                tracing::warn!(error = %e, "a deck's event stream ended");
+                return None;
+            }
+        };
+        Some((Ok(event), stream))
+    });
+    Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)))
+}
