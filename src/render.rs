@@ -90,13 +90,15 @@ pub struct PrintOptions {
 
 /// The deck page as HTML. `links` go into the default page's header; asset URLs start with
 /// `assets` (`/assets/` on the server, a relative folder in a ZIP); `print` switches reveal.js
-/// to the export's print settings.
+/// to the export's print settings; `live` (served pages only) says where the presenter is
+/// followed and, in the speaker view, announced.
 pub(crate) fn deck_document(
     v: &ViewedDeck,
     mode: Mode,
     links: &[(&str, String)],
     assets: &str,
     print: Option<PrintOptions>,
+    live: Option<serde_json::Value>,
 ) -> String {
     let d = &v.deck;
     let look = &d.look;
@@ -117,12 +119,14 @@ pub(crate) fn deck_document(
         reveal["controls"] = json!(false);
         reveal["progress"] = json!(false);
     }
-    let config = json!({
+    let mut config = json!({
         "mode": match mode { Mode::Present => "present", _ => "view" },
         "reveal": reveal,
-    })
-    .to_string()
-    .replace('<', "\\u003c");
+    });
+    if let Some(live) = live {
+        config["live"] = live;
+    }
+    let config = config.to_string().replace('<', "\\u003c");
     // Custom CSS stays CSS: a "<" cannot close the style element.
     let css = d.css.replace('<', "\\3c ");
     let main = format!(

@@ -105,6 +105,7 @@ fn web_pages(state: &AppState) -> Router<AppState> {
             "/s/{id}",
             get(web::share::share_page).post(web::share::share_unlock),
         )
+        .route("/s/{id}/follow", get(web::share::share_follow))
         .route(
             "/s/{id}/fullscreen",
             get(web::share::share_page_fullscreen).post(web::share::share_unlock_fullscreen),

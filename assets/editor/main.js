@@ -13,6 +13,7 @@ import { createStore } from "./model/state.js";
 import { SlideHistory } from "./model/undo.js";
 import { createApi } from "./sync/api.js";
 import { Saver } from "./sync/saver.js";
+import { LiveDeck } from "./sync/live.js";
 import { CanvasView } from "./view/canvas.js";
 import { SlideListView } from "./view/slide-list.js";
 import { ToolbarView } from "./view/toolbar.js";
@@ -121,6 +122,12 @@ async function start() {
     if (saver.dirty) saver.serially(() => saver.save());
   });
   await saver.serially(() => saver.refresh(null));
+  // Changes made elsewhere (another tab, a program, an assistant) appear as they happen.
+  const live = new LiveDeck(api.events, (event) => {
+    if (event.event === "revision") saver.external(event.data);
+    else if (event.event === "reset") saver.external(null);
+  });
+  live.run();
 }
 
 start().catch((e) => {

@@ -31,7 +31,76 @@ deck.on("pdf-ready", () => {
 deck.initialize(options).then(() => {
   if (cfg.mode === "present") presenter(deck);
   follow(deck);
+  const live = cfg.live || {};
+  const printing = new URLSearchParams(location.search).has("print-pdf");
+  if (!printing && window.self === window.top) {
+    if (cfg.mode === "present" && live.presenter) announce(deck, live);
+    else if (cfg.mode !== "present" && live.follow) followPresenter(deck, live.follow);
+  }
 });
+
+/** The speaker view says where it is (through the REST API, in order), so that audience
+ * pages on any device follow; and that it stopped when it closes. */
+function announce(main, live) {
+  let queue = Promise.resolve();
+  const send = (isLive) => {
+    const i = main.getIndices();
+    const body = JSON.stringify({ indexh: i.h, indexv: i.v || 0, fragment: typeof i.f === "number" ? i.f : -1, live: isLive });
+    const put = () => fetch(live.presenter, {
+      method: "PUT",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": live.csrf },
+      credentials: "same-origin",
+      keepalive: !isLive,
+      body,
+    }).catch(() => {});
+    queue = queue.then(put, put);
+  };
+  for (const event of ["slidechanged", "fragmentshown", "fragmenthidden"]) main.on(event, () => send(true));
+  send(true);
+  window.addEventListener("pagehide", () => send(false));
+}
+
+/** Audience pages follow the owner presenting from the speaker view, wherever it runs; a
+ * button stops following (so does moving on one's own) and catches up again. */
+function followPresenter(main, url) {
+  if (typeof EventSource === "undefined") return;
+  let following = true;
+  let latest = null;
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "lectern-follow";
+  button.hidden = true;
+  document.body.append(button);
+  const draw = () => {
+    button.hidden = !(latest && latest.live);
+    button.textContent = following ? "Following the presenter · Stop" : "Catch up with the presenter";
+    button.setAttribute("aria-pressed", String(following));
+  };
+  const there = () => {
+    const i = main.getIndices();
+    return latest && i.h === latest.indexh && (i.v || 0) === latest.indexv;
+  };
+  const go = () => {
+    if (latest && latest.live) main.slide(latest.indexh, latest.indexv, latest.fragment);
+  };
+  button.addEventListener("click", () => {
+    following = !following;
+    if (following) go();
+    draw();
+  });
+  // Moving to another slide than the presenter's is reading on alone.
+  main.on("slidechanged", () => {
+    if (following && latest && latest.live && !there()) {
+      following = false;
+      draw();
+    }
+  });
+  new EventSource(url).addEventListener("presenter", (event) => {
+    latest = JSON.parse(event.data);
+    if (following) go();
+    draw();
+  });
+}
 
 /** The windows of one deck in one browser move together: the speaker view drives the
  * audience's windows and follows them (a BroadcastChannel per deck address). A window that

@@ -1,21 +1,23 @@
 //! A deck's live events (an extension of the interface): Server-Sent Events, one
 //! `revision` event per new revision, resumable with `Last-Event-ID` (the core's
-//! `lectern_core::events` reads and fans them out).
+//! `lectern_core::events` reads and fans them out); and the presenter's place, which the
+//! speaker view sends and the audience pages follow.
 
 use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
 use futures::Stream;
 use lectern_core::Error;
-use lectern_core::events::{DeckEvent, RevisionEvent};
+use lectern_core::events::{DeckEvent, PresenterState, RevisionEvent};
 
 use crate::api::params::*;
 use crate::api::responses::*;
 use crate::http::error::ApiError;
-use crate::http::extract::{Auth, IdPath, QueryParams};
+use crate::http::extract::{Auth, IdPath, JsonBody, Manage, QueryParams};
 use crate::state::AppState;
 
 /// How often a quiet stream sends a comment line, so that proxies keep it open.
@@ -66,4 +68,54 @@ pub async fn deck_events(
         Some((Ok(event), stream))
     });
     Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)))
+}
+
+/// `present_deck`: the owner presenting from the speaker view is now at this slide; the
+/// deck's audience pages (its URL, fullscreen URL and share links) follow within moments, on
+/// every server. `live: false` when the speaker view closes.
+#[utoipa::path(put, path = "/v1/decks/{deck_id}/presenter", operation_id = "present_deck", tag = "events",
+    params(DeckIdParam),
+    request_body = PresenterState,
+    responses((status = 204, description = "The audience pages follow"), Unauthorized, Forbidden,
+        NotFound, Invalid, RateLimited),
+    security(("bearer" = []), ("oauth2" = ["manage"])))]
+pub async fn present_deck(
+    State(state): State<AppState>,
+    Manage(caller): Manage,
+    IdPath(deck_id): IdPath,
+    JsonBody(body): JsonBody,
+) -> Result<StatusCode, ApiError> {
+    let presenter: PresenterState = serde_json::from_value(body.unwrap_or_default())
+        .map_err(|e| Error::invalid(format!("invalid presenter state: {e}")))?;
+    state.core.present_deck(&caller, deck_id, presenter).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// An audience page's stream of where the presenter of deck `deck_id` is
+/// (`event: presenter`), now and as it moves; the page was shown to the same visitor.
+pub(crate) fn presenter_stream(state: &AppState, deck_id: i64) -> Response {
+    let receiver = state.core.follow_presenter(deck_id);
+    let events = futures::stream::unfold((receiver, true), |(mut receiver, first)| async move {
+        loop {
+            if !(first && receiver.borrow().is_some()) && receiver.changed().await.is_err() {
+                return None;
+            }
+            let now = *receiver.borrow_and_update();
+            if let Some(presenter) = now {
+                let event = Event::default()
+                    .event("presenter")
+                    .json_data(presenter)
+                    .expect("a presenter state serialises");
+                return Some((Ok::<_, Infallible>(event), (receiver, false)));
+            }
+        }
+    });
+    let mut response = Sse::new(events)
+        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE))
+        .into_response();
+    response.headers_mut().insert(
+        axum::http::header::CACHE_CONTROL,
+        axum::http::HeaderValue::from_static("no-store"),
+    );
+    response
 }

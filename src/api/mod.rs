@@ -97,6 +97,7 @@ pub fn operations() -> Vec<Operations> {
         routes!(revisions::restore),
         routes!(revisions::list_slide_revisions),
         routes!(events::deck_events),
+        routes!(events::present_deck),
         (schemas, paths, media),
         routes!(media::get_media, media::delete_media),
     ]
@@ -148,6 +149,6 @@ mod tests {
             let path = paths.paths.keys().next().unwrap().clone();
             assert!(seen.insert(path.clone()), "{path} twice");
         }
-        assert_eq!(seen.len(), 22);
+        assert_eq!(seen.len(), 24);
     }
 }

@@ -309,11 +309,17 @@ pub async fn open_store(url: &str) -> anyhow::Result<Arc<dyn Store>> {
         let cached = Arc::new(CachedStore::new(Arc::new(pg)));
         cached.set_live(false);
         let (notices, live) = (Arc::downgrade(&cached), Arc::downgrade(&cached));
+        let messages = Arc::downgrade(&cached);
         let fence = lectern_store_postgres::watch_changes(
             url,
             move |payload| {
                 if let Some(cache) = notices.upgrade() {
                     cache.apply_notice(payload);
+                }
+            },
+            move |payload| {
+                if let Some(cache) = messages.upgrade() {
+                    cache.apply_message(payload);
                 }
             },
             move |is_live| {

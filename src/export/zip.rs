@@ -22,7 +22,7 @@ pub async fn presentation_files(
     deck: &ViewedDeck,
     print: Option<PrintOptions>,
 ) -> lectern_core::Result<Vec<(String, Vec<u8>)>> {
-    let html = deck_document(deck, Mode::Fullscreen, &[], "", print);
+    let html = deck_document(deck, Mode::Fullscreen, &[], "", print, None);
     let media = core.worker().deck_media(deck.deck.owner_id, &html).await?;
     let html = if media.is_empty() {
         html

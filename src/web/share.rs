@@ -73,6 +73,13 @@ async fn open(state: &AppState, id: &str, token: &str) -> Result<ShareAccess, Re
     }
 }
 
+/// Whether the visitor may see the link's deck: it has no password, or this browser gave it.
+fn unlocked(state: &AppState, headers: &HeaderMap, access: &ShareAccess) -> bool {
+    access.password_hash.is_none()
+        || cookie(headers, &pass_cookie(access.id))
+            .is_some_and(|c| state.core.share_pass_ok(access, c))
+}
+
 async fn show(
     state: &AppState,
     headers: &HeaderMap,
@@ -88,12 +95,8 @@ async fn show(
         Mode::Fullscreen => format!("/s/{}/fullscreen", access.id),
         _ => format!("/s/{}", access.id),
     };
-    if access.password_hash.is_some() {
-        let ok = cookie(headers, &pass_cookie(access.id))
-            .is_some_and(|c| state.core.share_pass_ok(&access, c));
-        if !ok {
-            return password_form(token, &action, false, StatusCode::OK);
-        }
+    if !unlocked(state, headers, &access) {
+        return password_form(token, &action, false, StatusCode::OK);
     }
     let viewed = match state.core.shared_deck(&access).await {
         Ok(v) => v,
@@ -107,7 +110,8 @@ async fn show(
         "Fullscreen",
         format!("/s/{}/fullscreen?token={token}", access.id),
     )];
-    let mut response = render(&viewed, mode, &links);
+    let live = serde_json::json!({ "follow": format!("/s/{}/follow?token={token}", access.id) });
+    let mut response = render(&viewed, mode, &links, live);
     if first_in_session {
         // A session cookie: the next visit in a new browser session counts again.
         let value = format!(
@@ -120,6 +124,28 @@ async fn show(
         }
     }
     response
+}
+
+/// GET `/s/{id}/follow?token=...`: where the presenter is, for the share page (the password
+/// given on it, when the link has one).
+pub async fn share_follow(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    Query(q): Query<HashMap<String, String>>,
+) -> Response {
+    let token = q.get("token").map(String::as_str).unwrap_or("");
+    let access = match open(&state, &id, token).await {
+        Ok(a) => a,
+        Err(page) => return page,
+    };
+    if !unlocked(&state, &headers, &access) {
+        return problem_page(ShareProblem::NotFound);
+    }
+    match state.core.shared_deck(&access).await {
+        Ok(viewed) => crate::api::events::presenter_stream(&state, viewed.deck.id),
+        Err(_) => problem_page(ShareProblem::NotFound),
+    }
 }
 
 /// GET `/s/{id}?token=...`.

@@ -95,9 +95,15 @@ pub(crate) fn viewer_headers(r: &mut Response) {
     crate::web::page::script_page_headers(r.headers_mut(), VIEWER_CSP, "private, no-cache");
 }
 
-/// The deck page as a response with the viewer's headers.
-pub(crate) fn render(v: &ViewedDeck, mode: Mode, links: &[(&str, String)]) -> Response {
-    let html = deck_document(v, mode, links, "/assets/", None);
+/// The deck page as a response with the viewer's headers; `live` tells its script where to
+/// follow the presenter (and, in the speaker view, where to say where the presenter is).
+pub(crate) fn render(
+    v: &ViewedDeck,
+    mode: Mode,
+    links: &[(&str, String)],
+    live: serde_json::Value,
+) -> Response {
+    let html = deck_document(v, mode, links, "/assets/", None, Some(live));
     let mut r = (StatusCode::OK, html).into_response();
     viewer_headers(&mut r);
     r
@@ -111,10 +117,12 @@ async fn show(
     slug: &str,
     mode: &str,
 ) -> Response {
-    // The editor's data (`edit.json`) is answered to whoever gets the editor.
+    // The editor's data (`edit.json`) is answered to whoever gets the editor; `follow` is
+    // the presenter's place for whoever may see the deck.
     let data = mode == "edit.json";
+    let follow = mode == "follow";
     let mode = match mode {
-        "" => Mode::Default,
+        "" | "follow" => Mode::Default,
         "fullscreen" => Mode::Fullscreen,
         "present" => Mode::Present,
         "edit" | "edit.json" => Mode::Edit,
@@ -142,6 +150,9 @@ async fn show(
         }
     };
     let url = format!("{base}/{}/{}", viewed.deck.owner_username, viewed.deck.slug);
+    if follow {
+        return crate::api::events::presenter_stream(state, viewed.deck.id);
+    }
     if mode == Mode::Edit
         && !viewed.is_owner
         && let Some(v) = visitor
@@ -168,7 +179,15 @@ async fn show(
     if viewed.is_owner {
         links.push(("Present", format!("{url}/present")));
     }
-    render(&viewed, mode, &links)
+    let mut live = serde_json::json!({ "follow": format!("{url}/follow") });
+    if mode == Mode::Present
+        && let Some(v) = visitor
+    {
+        // The speaker view says where it is through the REST API, as the editor writes.
+        live["presenter"] = format!("/v1/decks/{}/presenter", viewed.deck.id).into();
+        live["csrf"] = v.csrf_token.clone().into();
+    }
+    render(&viewed, mode, &links, live)
 }
 
 /// GET `/{username}/{slug}`.

@@ -22,7 +22,9 @@ async fn run_chromium(bin: &PathBuf, url: &str, args: &[&str]) -> String {
             "--disable-sync",
             "--no-first-run",
             "--window-size=1280,720",
-            "--virtual-time-budget=5000",
+            // Real time, not virtual: a deck page keeps a stream open (it follows the
+            // presenter), and virtual time waits for the network to go quiet.
+            "--timeout=5000",
         ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(args)

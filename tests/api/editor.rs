@@ -11,7 +11,7 @@ use chromiumoxide::cdp::browser_protocol::input::{
     DispatchMouseEventParams, DispatchMouseEventType, InsertTextParams, MouseButton,
 };
 use reqwest::StatusCode;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::common::{TestApp, TestUser};
 
@@ -995,10 +995,11 @@ async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_m
     let b = numbers(&page, rect).await;
     let (cx, cy) = (b[0] + b[2] / 2.0, b[1] + b[3] / 2.0);
     drag(&page, (cx, cy), (cx + 60.0, cy + 50.0)).await;
-    // Resize it by its corner handle: 40 x 60 screen pixels larger.
+    // Resize it by its corner handle: 40 x 90 screen pixels larger (its bottom edge clear
+    // of the canvas's middle, where it would snap, whatever the scale).
     let handle = "(() => { const r = document.querySelector('.canvas-handle').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()";
     let h = numbers(&page, handle).await;
-    drag(&page, (h[0], h[1]), (h[0] + 40.0, h[1] + 60.0)).await;
+    drag(&page, (h[0], h[1]), (h[0] + 40.0, h[1] + 90.0)).await;
     shot(&page, "editor-canvas-moved").await;
 
     // Add a text block (its text is selected, so typing replaces it) and type.
@@ -1051,7 +1052,7 @@ async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_m
     assert!(near(style_px(t1, "left"), 80.0 + 60.0 / scale), "{t1}");
     assert!(near(style_px(t1, "top"), 60.0 + 50.0 / scale), "{t1}");
     assert!(near(style_px(t1, "width"), 400.0 + 40.0 / scale), "{t1}");
-    assert!(near(style_px(t1, "height"), 120.0 + 60.0 / scale), "{t1}");
+    assert!(near(style_px(t1, "height"), 120.0 + 90.0 / scale), "{t1}");
     assert!(
         t1.contains("<h2>Drag me</h2>") && t1.contains("z-index: 1"),
         "{t1}"
@@ -1101,6 +1102,15 @@ async fn a_person_moves_resizes_adds_and_formats_blocks_on_the_canvas_with_the_m
         "the copy differs"
     );
     chromium.close().await;
+}
+
+/// A slide of one text block, `t1` (500 x 120 at 80, 60), holding heading `text`.
+fn heading_block(text: &str) -> String {
+    format!(
+        "<section><div class=\"sl-block\" data-block-type=\"text\" data-block-id=\"t1\" \
+         style=\"left:80px;top:60px;width:500px;height:120px\">\
+         <div class=\"sl-block-content\"><h2>{text}</h2></div></div></section>"
+    )
 }
 
 /// Presses and releases the mouse twice at (`x`, `y`), the second time as a double-click.
@@ -1942,9 +1952,7 @@ async fn five_undos_show_at_once_and_are_saved() {
     };
     let app = TestApp::spawn().await;
     let alice = app.user("alice").await;
-    let slide = "<section>\
-        <div class=\"sl-block\" data-block-type=\"text\" data-block-id=\"t1\" style=\"left:80px;top:60px;width:500px;height:120px\">\
-        <div class=\"sl-block-content\"><h2>Steps</h2></div></div></section>";
+    let slide = &heading_block("Steps");
     let CanvasEditor {
         chromium,
         page,
@@ -2285,4 +2293,197 @@ async fn a_corner_drag_with_shift_keeps_the_proportions() {
     }
     shot(&page, "editor-resize-shift").await;
     chromium.close().await;
+}
+
+/// Changes made elsewhere appear in an open editor without a reload: another slide's new
+/// title in the list, the open slide's new text on the canvas (it held no unsaved edits).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_change_made_elsewhere_appears_in_the_open_editor() {
+    let Some(bin) = crate::common::chromium(module_path!()) else {
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let slide = &heading_block("Before");
+    let CanvasEditor {
+        chromium,
+        page,
+        deck,
+        first,
+    } = open_canvas(&app, &alice, bin, "Live", slide, 1).await;
+    let second = app
+        .add_slide(
+            &alice.key,
+            deck,
+            Some(json!({"html": "<section><h2>Second</h2></section>"})),
+        )
+        .await
+        .data()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    const LABELS: &str =
+        "[...document.querySelectorAll('.slide-label')].map(l => l.textContent).join('|')";
+    let started = std::time::Instant::now();
+    let labels = wait_for(&page, LABELS, "2 Second").await;
+    assert!(labels.contains("2 Second"), "{labels}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+
+    // Another slide renamed through the API: its label follows.
+    app.update_slide(
+        &alice.key,
+        deck,
+        &second,
+        json!({"html": "<section><h2>Renamed elsewhere</h2></section>"}),
+    )
+    .await
+    .expect(200);
+    let started = std::time::Instant::now();
+    let labels = wait_for(&page, LABELS, "Renamed elsewhere").await;
+    assert!(labels.contains("2 Renamed elsewhere"), "{labels}");
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
+
+    // The open slide changed by a program: the canvas shows its new text.
+    app.update_slide(
+        &alice.key,
+        deck,
+        &first,
+        json!({"html": slide.replace("Before", "After")}),
+    )
+    .await
+    .expect(200);
+    const TEXT: &str = "document.querySelector('.canvas-board [data-block-id=t1]').textContent";
+    assert_eq!(wait_for(&page, TEXT, "After").await, "After");
+    wait_for(&page, SAVE_STATE, "All changes saved").await;
+    shot(&page, "editor-live-change").await;
+    // Nothing was written back: the deck is at the program's revision.
+    let history = app
+        .call(
+            reqwest::Method::GET,
+            &format!("/v1/decks/{deck}/revisions?per_page=1"),
+            Some(&alice.key),
+            None,
+        )
+        .await;
+    assert_eq!(history.data()[0]["author"]["via"], "api_key");
+    chromium.close().await;
+}
+
+/// The owner presents from the speaker view; three audience pages in other browsers (the
+/// deck's URL signed out, a password share link, a team member signed in) follow each of ten
+/// moves within a second. One audience page stops following, then catches up with a click.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn audience_pages_in_other_browsers_follow_the_presenter() {
+    let Some(bin) = crate::common::chromium(module_path!()) else {
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.team_user("alice", "crew").await;
+    let bob = app.team_user("bob", "crew").await;
+    let slides: Vec<Value> = (0..12)
+        .map(|n| json!({"html": format!("<section><h2>Step {n}</h2></section>"), "notes": format!("secret note {n}")}))
+        .collect();
+    let r = app
+        .create_deck(
+            &alice.key,
+            json!({"title": "Followed", "visibility": "team", "slides": slides}),
+        )
+        .await;
+    r.expect(201);
+    let deck = r.data()["id"].as_i64().unwrap();
+    let deck_url = r.data()["url"].as_str().unwrap().to_string();
+    let share = app
+        .call(
+            reqwest::Method::POST,
+            &format!("/v1/decks/{deck}/share"),
+            Some(&alice.key),
+            Some(json!({"password": "front row"})),
+        )
+        .await;
+    share.expect(201);
+    let share_url = share.data()["url"].as_str().unwrap().to_string();
+    // Public now, so that a signed-out visitor may open the deck's own URL too.
+    app.update_deck(&alice.key, deck, json!({"visibility": "all"}))
+        .await
+        .expect(200);
+
+    let presenter = crate::common::Headless::launch(bin.clone(), 1280, 800).await;
+    let speaker = presenter.browser.new_page("about:blank").await.unwrap();
+    sign_in(&speaker, &app, &alice).await;
+    let strangers = crate::common::Headless::launch(bin.clone(), 1024, 700).await;
+    let public = strangers.browser.new_page("about:blank").await.unwrap();
+    public.goto(format!("{deck_url}/fullscreen")).await.unwrap();
+    let shared = strangers.browser.new_page("about:blank").await.unwrap();
+    shared.goto(share_url.as_str()).await.unwrap();
+    type_into(&shared, "input[name=password]", "front row").await;
+    click(&shared, "button[type=submit]").await;
+    let team = crate::common::Headless::launch(bin, 1024, 700).await;
+    let member = team.browser.new_page("about:blank").await.unwrap();
+    sign_in(&member, &app, &bob).await;
+    member.goto(deck_url.as_str()).await.unwrap();
+
+    const INDEX: &str =
+        "(typeof Reveal !== 'undefined' && Reveal.isReady()) ? String(Reveal.getIndices().h) : ''";
+    let audience = [&public, &shared, &member];
+    for page in audience {
+        wait_for(page, INDEX, "0").await;
+    }
+    speaker.goto(format!("{deck_url}/present")).await.unwrap();
+    wait_for(&speaker, INDEX, "0").await;
+    for step in 1..=10 {
+        press(&speaker, "body", "ArrowRight").await;
+        let want = step.to_string();
+        assert_eq!(wait_for(&speaker, INDEX, &want).await, want);
+        let started = std::time::Instant::now();
+        for page in audience {
+            assert_eq!(wait_for(page, INDEX, &want).await, want, "step {step}");
+        }
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(1), "step {step}: {took:?}");
+    }
+    // Audience pages never see the notes.
+    for page in audience {
+        let html: String = page
+            .evaluate("document.documentElement.outerHTML")
+            .await
+            .unwrap()
+            .into_value()
+            .unwrap();
+        assert!(
+            !html.contains("secret note"),
+            "an audience page holds the notes"
+        );
+    }
+
+    // The team member reads back on their own: they stop following...
+    press(&member, "body", "ArrowLeft").await;
+    wait_for(&member, INDEX, "9").await;
+    let button = "document.querySelector('.lectern-follow').textContent";
+    assert!(
+        wait_for(&member, button, "Catch up")
+            .await
+            .contains("Catch up")
+    );
+    press(&speaker, "body", "ArrowRight").await;
+    wait_for(&public, INDEX, "11").await;
+    assert_eq!(
+        wait_for(&member, INDEX, "9").await,
+        "9",
+        "a reader who stopped was moved"
+    );
+    shot(&member, "audience-catch-up").await;
+    // ...and catch up with one click.
+    click(&member, ".lectern-follow").await;
+    assert_eq!(wait_for(&member, INDEX, "11").await, "11");
+    presenter.close().await;
+    strangers.close().await;
+    team.close().await;
 }

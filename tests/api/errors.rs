@@ -193,6 +193,7 @@ async fn the_openapi_document_describes_every_operation_built() {
     expected.extend(crate::common::MEDIA_OPERATIONS);
     expected.push("group_slides");
     expected.push("deck_events");
+    expected.push("present_deck");
     expected.sort();
     assert_eq!(ids, expected);
     assert_eq!(

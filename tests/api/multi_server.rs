@@ -306,6 +306,7 @@ async fn the_fence_passes_only_after_the_notices_committed_before_it() {
         &db.url,
         move |payload| notices.lock().unwrap().push(payload.to_string()),
         |_| {},
+        |_| {},
     )
     .await
     .unwrap();
@@ -325,40 +326,71 @@ async fn the_fence_passes_only_after_the_notices_committed_before_it() {
     }
 }
 
-/// A write through one server arrives as an event on a stream the other server holds.
-#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-async fn a_write_on_one_server_is_an_event_on_the_others_stream() {
+/// Two `lectern serve` processes on one new database, alice's key, and a deck of hers
+/// created through the first.
+struct TwoServers {
+    _db: PgDatabase,
+    _dir: tempfile::TempDir,
+    _servers: [tokio::process::Child; 2],
+    a: String,
+    b: String,
+    key: String,
+    client: reqwest::Client,
+    /// The deck's create_deck answer (`data`).
+    deck: Value,
+}
+
+/// [`TwoServers`] with a deck made from `body`; `None` outside the PostgreSQL pass.
+async fn two_servers_and_a_deck(body: Value) -> Option<TwoServers> {
     if !testing_postgres() {
         eprintln!("skipped: runs in the PostgreSQL pass (LECTERN_TEST_BACKEND=postgres)");
-        return;
+        return None;
     }
-    use crate::events::{Events, Resume};
     let db = PgDatabase::create().await;
     let key = account(&db.url, "alice").await;
     let dir = tempfile::tempdir().unwrap();
-    let (_a, base_a) = serve(&db.url, dir.path(), &[]).await;
-    let (_b, base_b) = serve(&db.url, dir.path(), &[]).await;
+    let (server_a, a) = serve(&db.url, dir.path(), &[]).await;
+    let (server_b, b) = serve(&db.url, dir.path(), &[]).await;
     let client = reqwest::Client::new();
-    let (status, body) = send_json(
+    let (status, created) = send_json(
         &client,
         reqwest::Method::POST,
-        format!("{base_a}/v1/decks"),
+        format!("{a}/v1/decks"),
         &key,
-        Some(json!({"title": "Across"})),
+        Some(body),
     )
     .await
     .unwrap();
-    assert_eq!(status, 201, "{body}");
-    let deck = body["data"]["id"].as_i64().unwrap();
-    let revision = body["data"]["revision"].as_i64().unwrap();
-    let mut on_b = Events::connect(&base_b, &key, deck, Resume::Now).await;
+    assert_eq!(status, 201, "{created}");
+    Some(TwoServers {
+        _db: db,
+        _dir: dir,
+        _servers: [server_a, server_b],
+        a,
+        b,
+        key,
+        client,
+        deck: created["data"].clone(),
+    })
+}
+
+/// A write through one server arrives as an event on a stream the other server holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_write_on_one_server_is_an_event_on_the_others_stream() {
+    use crate::events::{Events, Resume};
+    let Some(two) = two_servers_and_a_deck(json!({"title": "Across"})).await else {
+        return;
+    };
+    let deck = two.deck["id"].as_i64().unwrap();
+    let revision = two.deck["revision"].as_i64().unwrap();
+    let mut on_b = Events::connect(&two.b, &two.key, deck, Resume::Now).await;
     for n in 1..=3 {
         let started = std::time::Instant::now();
         let (status, body) = send_json(
-            &client,
+            &two.client,
             reqwest::Method::PATCH,
-            format!("{base_a}/v1/decks/{deck}"),
-            &key,
+            format!("{}/v1/decks/{deck}", two.a),
+            &two.key,
             Some(json!({"description": format!("change {n}")})),
         )
         .await
@@ -368,5 +400,54 @@ async fn a_write_on_one_server_is_an_event_on_the_others_stream() {
         let took = started.elapsed();
         assert!(took < std::time::Duration::from_secs(1), "{took:?}");
         eprintln!("a write on server A reached server B's stream in {took:?}");
+    }
+}
+
+/// An audience page served by one server follows a presenter announced through the other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_audience_on_one_server_follows_a_presenter_on_the_other() {
+    let Some(two) = two_servers_and_a_deck(
+        json!({"title": "Across", "visibility": "all", "slides": [{}, {}, {}]}),
+    )
+    .await
+    else {
+        return;
+    };
+    let deck = two.deck["id"].as_i64().unwrap();
+    let page = reqwest::Url::parse(two.deck["url"].as_str().unwrap()).unwrap();
+    // Signed out, on server B: the deck page's follow stream.
+    let mut follow = two
+        .client
+        .get(format!("{}{}/follow", two.b, page.path()))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(follow.status(), 200);
+    for h in 1..=3 {
+        let started = std::time::Instant::now();
+        let (status, body) = send_json(
+            &two.client,
+            reqwest::Method::PUT,
+            format!("{}/v1/decks/{deck}/presenter", two.a),
+            &two.key,
+            Some(json!({"indexh": h, "indexv": 0, "fragment": -1, "live": true})),
+        )
+        .await
+        .unwrap();
+        assert_eq!(status, 204, "{body}");
+        let mut text = String::new();
+        while !text.contains("\n\n") {
+            let chunk = tokio::time::timeout(std::time::Duration::from_secs(2), follow.chunk())
+                .await
+                .expect("the presenter's move within 2 s")
+                .unwrap()
+                .expect("the stream stays open");
+            text.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+        assert!(text.contains("event: presenter"), "{text}");
+        assert!(text.contains(&format!("\"indexh\":{h}")), "{text}");
+        let took = started.elapsed();
+        assert!(took < std::time::Duration::from_secs(1), "{took:?}");
+        eprintln!("a presenter's move on server A reached an audience on B in {took:?}");
     }
 }

@@ -51,6 +51,7 @@ const BODIES: &[(&str, &[&str])] = &[
         &["slide_ids", "below_slide_id", "after_stack_of_slide_id"],
     ),
     ("update_slide", &["html", "notes"]),
+    ("present_deck", &["indexh", "indexv", "fragment", "live"]),
     (
         "move_slides",
         &[
@@ -113,7 +114,7 @@ async fn every_operation_documents_its_errors_scope_and_body() {
     assert!(flow["scopes"]["read"].is_string() && flow["scopes"]["manage"].is_string());
 
     let ops = operations(doc);
-    assert_eq!(ops.len(), 31);
+    assert_eq!(ops.len(), 32);
     for (id, op) in &ops {
         for status in ["401", "429", "200"] {
             let documented = op["responses"][status].is_object()

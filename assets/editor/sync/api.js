@@ -42,7 +42,14 @@ export function createApi(deckId, csrf, revision) {
     return { status: response.status, json: await response.json().catch(() => null) };
   }
 
-  return { deckId, request, upload, undoable };
+  /** Opens the deck's event stream (sync/live.js), after `lastEventId` when given. */
+  function events(lastEventId, signal) {
+    const headers = { "X-CSRF-Token": csrf, Accept: "text/event-stream" };
+    if (lastEventId !== null && lastEventId !== undefined) headers["Last-Event-ID"] = lastEventId;
+    return fetch(`/v1/decks/${deckId}/events`, { headers, credentials: "same-origin", signal });
+  }
+
+  return { deckId, request, upload, events, undoable };
 }
 
 /** The error message of an answer, or `fallback`. */

@@ -259,6 +259,28 @@ export class Saver {
     this.ui.status("All changes saved", "saved");
   }
 
+  /**
+   * A revision made elsewhere (the event stream; null: the stream was reset): the list and
+   * thumbnails are read again, and the open slide too unless it holds unsaved edits that
+   * the change touched (their save then meets it as a conflict, as before). Revisions this
+   * page made, or already read, pass.
+   */
+  external(revision) {
+    if (revision && revision.revision <= (this.store.state.deck?.revision ?? 0)) return undefined;
+    return this.serially(async () => {
+      const state = this.store.state;
+      if (revision && revision.revision <= (state.deck?.revision ?? 0)) return;
+      const open = state.slide && state.slide.id;
+      const touched = !revision || (open && revision.slide_ids.includes(open));
+      if ((touched && slideDirty(state)) || this.pending.length > 0 || this.conflicted) return;
+      try {
+        await this.refresh(open);
+      } catch (_) {
+        // Offline: read when the next change arrives.
+      }
+    });
+  }
+
   /** Sends a slide request (actions/slides.js), then reads the slides again. */
   structural(op) {
     if (!op) return Promise.resolve();

@@ -1,5 +1,6 @@
 //! A deck's live events (`GET /v1/decks/{deck_id}/events`): one `revision` event per new
-//! revision, whoever made it and on whichever server.
+//! revision, whoever made it and on whichever server; and where its presenter is, for the
+//! audience pages that follow (`PresenterState`, passed between servers as messages).
 //!
 //! The store tells [`LiveDecks`] when a deck changed ([`ChangeListener`]: after a write
 //! here, or when another server's change notice arrives). Per deck with listeners, one pump
@@ -13,8 +14,8 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use serde::Serialize;
-use tokio::sync::{Notify, broadcast};
+use serde::{Deserialize, Serialize};
+use tokio::sync::{Notify, broadcast, watch};
 use utoipa::ToSchema;
 
 use crate::error::Result;
@@ -60,6 +61,26 @@ impl RevisionEvent {
     }
 }
 
+/// Where the owner presenting from the speaker view is (`event: presenter`): reveal.js's
+/// indices, and `live` false once the speaker view closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PresenterState {
+    pub indexh: u32,
+    pub indexv: u32,
+    /// The fragment shown (-1: none yet).
+    #[schema(minimum = -1)]
+    pub fragment: i32,
+    pub live: bool,
+}
+
+/// A message between servers: a deck's presenter moved.
+#[derive(Serialize, Deserialize)]
+struct PresenterMessage {
+    deck_id: i64,
+    presenter: PresenterState,
+}
+
 /// What a deck's stream sends.
 #[derive(Debug, Clone)]
 pub enum DeckEvent {
@@ -74,12 +95,16 @@ pub trait ChangeListener: Send + Sync {
     fn deck_changed(&self, deck_id: i64);
     /// Any deck may have changed unheard (a watcher reconnected, another process wrote).
     fn all_changed(&self);
+    /// A message another server (or this one) published ([`LiveDecks::message_of`]).
+    fn message(&self, _payload: &str) {}
 }
 
 /// The decks someone listens to, each with its pump.
 #[derive(Default)]
 pub struct LiveDecks {
     hubs: Mutex<HashMap<i64, Arc<Hub>>>,
+    /// Where each presented deck's presenter is, for the audience pages that follow.
+    presenters: Mutex<HashMap<i64, watch::Sender<Option<PresenterState>>>>,
 }
 
 struct Hub {
@@ -97,6 +122,13 @@ impl ChangeListener for LiveDecks {
     fn all_changed(&self) {
         for hub in self.lock().values() {
             hub.changed.notify_one();
+        }
+    }
+
+    fn message(&self, payload: &str) {
+        match serde_json::from_str::<PresenterMessage>(payload) {
+            Ok(m) => self.present(m.deck_id, m.presenter),
+            Err(e) => tracing::warn!(error = %e, "an unreadable live message was ignored"),
         }
     }
 }
@@ -126,6 +158,37 @@ impl LiveDecks {
         hubs.insert(deck_id, hub.clone());
         tokio::spawn(pump(Arc::downgrade(self), store, deck_id, revision, hub));
         receiver
+    }
+
+    /// The presenter of deck `deck_id` moved (here, or on another server).
+    pub fn present(&self, deck_id: i64, state: PresenterState) {
+        let mut presenters = self.presenters.lock().expect("no panics inside");
+        let sender = presenters
+            .entry(deck_id)
+            .or_insert_with(|| watch::Sender::new(None));
+        sender.send_if_modified(|now| {
+            let changed = *now != Some(state);
+            *now = Some(state);
+            changed
+        });
+        if !state.live && sender.receiver_count() == 0 {
+            presenters.remove(&deck_id);
+        }
+    }
+
+    /// Where deck `deck_id`'s presenter is, now and as it moves.
+    pub fn follow(&self, deck_id: i64) -> watch::Receiver<Option<PresenterState>> {
+        let mut presenters = self.presenters.lock().expect("no panics inside");
+        presenters
+            .entry(deck_id)
+            .or_insert_with(|| watch::Sender::new(None))
+            .subscribe()
+    }
+
+    /// The message that tells the other servers that deck `deck_id`'s presenter moved.
+    pub fn message_of(deck_id: i64, presenter: PresenterState) -> String {
+        serde_json::to_string(&PresenterMessage { deck_id, presenter })
+            .expect("a presenter message serialises")
     }
 
     /// Decks with a pump running (for tests and metrics).

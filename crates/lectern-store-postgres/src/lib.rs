@@ -16,7 +16,7 @@ use async_trait::async_trait;
 use lectern_core::store::RateUsage;
 use lectern_core::store::cache::Fence;
 use lectern_core::{Error, Result};
-use lectern_store_sql::{RateExchange, SqlStore, fault};
+use lectern_store_sql::{LIVE_CHANNEL, RateExchange, SqlStore, fault};
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::postgres::{PgConnectOptions, PgListener, PgPool, PgPoolOptions};
 
@@ -125,13 +125,15 @@ const RELISTEN: Duration = Duration::from_millis(200);
 const FENCE_WAIT: Duration = Duration::from_secs(2);
 
 /// Listens for change notices on `url`: `on_notice` gets each payload (`deck:12`, ...) as
-/// its change commits; `on_live(false)` is called when the connection is lost (notices sent
+/// its change commits, `on_message` each message a server published
+/// (`lectern_store_sql::LIVE_CHANNEL`); `on_live(false)` is called when the connection is lost (notices sent
 /// meanwhile are missed, so the cache must be bypassed), `on_live(true)` once it listens
 /// again (and once now). Returns the [`Fence`] that tells a read when every notice committed
 /// before it was applied. Fails when the first `LISTEN` fails.
 pub async fn watch_changes(
     url: &str,
     on_notice: impl Fn(&str) + Send + 'static,
+    on_message: impl Fn(&str) + Send + 'static,
     on_live: impl Fn(bool) + Send + 'static,
 ) -> Result<ChangeFence> {
     PgConnectOptions::from_str(url)
@@ -159,6 +161,10 @@ pub async fn watch_changes(
                     received = l.try_recv() => match received {
                         Ok(Some(notice)) if notice.channel() == CHANGES => {
                             on_notice(notice.payload());
+                            continue;
+                        }
+                        Ok(Some(notice)) if notice.channel() == LIVE_CHANNEL => {
+                            on_message(notice.payload());
                             continue;
                         }
                         Ok(Some(notice)) => {
@@ -197,7 +203,7 @@ pub async fn watch_changes(
 async fn listen(url: &str, sync_channel: &str) -> Result<PgListener> {
     let mut listener = PgListener::connect(url).await.map_err(fault)?;
     listener
-        .listen_all([CHANGES, sync_channel])
+        .listen_all([CHANGES, LIVE_CHANNEL, sync_channel])
         .await
         .map_err(fault)?;
     Ok(listener)

@@ -153,6 +153,9 @@ pub fn fault(e: sqlx::Error) -> Error {
     Error::internal(e)
 }
 
+/// The PostgreSQL channel of the messages servers send each other (`ServerStore::publish`).
+pub const LIVE_CHANNEL: &str = "lectern_live";
+
 /// Whether the error is a unique-constraint violation.
 fn is_unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(db) if db.is_unique_violation())
@@ -170,6 +173,20 @@ impl ServerStore for SqlStore {
 
     fn shares_rate_limits(&self) -> bool {
         self.rates.is_some()
+    }
+
+    async fn publish(&self, message: &str) -> Result<()> {
+        // PostgreSQL: a notice on the channel every server's change watcher listens to.
+        // SQLite serves one process, which told its own listeners already.
+        if self.dialect.locks_rows() {
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(LIVE_CHANNEL)
+                .bind(message)
+                .execute(&self.read)
+                .await
+                .map_err(fault)?;
+        }
+        Ok(())
     }
 
     async fn exchange_rate_usage(

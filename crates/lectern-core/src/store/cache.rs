@@ -214,6 +214,11 @@ impl CachedStore {
         }
     }
 
+    /// A message another server published (`ServerStore::publish`).
+    pub fn apply_message(&self, payload: &str) {
+        self.tell(|l| l.message(payload));
+    }
+
     /// Whether the watcher hears changes made elsewhere. Going live or not forgets
     /// everything: what was read before may have changed unheard.
     pub fn set_live(&self, live: bool) {
@@ -246,6 +251,10 @@ impl ServerStore for CachedStore {
             .lock()
             .expect("no panics inside")
             .push(listener);
+    }
+
+    async fn publish(&self, message: &str) -> Result<()> {
+        self.inner.publish(message).await
     }
 
     fn shares_rate_limits(&self) -> bool {

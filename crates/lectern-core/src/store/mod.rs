@@ -84,6 +84,11 @@ pub trait ServerStore: Send + Sync {
     /// Tells `listener` from now on when decks change (the cache in front of a backend
     /// does; a bare backend tells nobody).
     fn add_change_listener(&self, _listener: std::sync::Weak<dyn crate::events::ChangeListener>) {}
+    /// Hands `message` to every server on this database (their change listeners'
+    /// `message`); one server alone has nobody to tell.
+    async fn publish(&self, _message: &str) -> Result<()> {
+        Ok(())
+    }
     /// Whether several serving processes may use this database, so that they share their
     /// rate-limit counts through [`ServerStore::exchange_rate_usage`]. SQLite serves one process.
     fn shares_rate_limits(&self) -> bool {
