@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use futures::Stream;
 use lectern_core::Error;
 use lectern_core::events::{DeckEvent, PresenterState, RevisionEvent};
+use lectern_core::service::live::PresenceUpdate;
 
 use crate::api::params::*;
 use crate::api::responses::*;
@@ -59,6 +60,10 @@ pub async fn deck_events(
                 .id(revision.revision.to_string())
                 .json_data(&*revision)
                 .expect("a revision event serialises"),
+            Ok(DeckEvent::Presence(presence)) => Event::default()
+                .event("presence")
+                .json_data(&*presence)
+                .expect("a presence event serialises"),
             Ok(DeckEvent::Reset) => Event::default().event("reset").data("{}"),
             Err(e) => {
                 tracing::warn!(error = %e, "a deck's event stream ended");
@@ -88,6 +93,27 @@ pub async fn present_deck(
     let presenter: PresenterState = serde_json::from_value(body.unwrap_or_default())
         .map_err(|e| Error::invalid(format!("invalid presenter state: {e}")))?;
     state.core.present_deck(&caller, deck_id, presenter).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// `set_presence`: the caller's window (`client`) shows the deck, on a slide and perhaps
+/// editing it, or `left` it; the deck's event streams tell it as `event: presence` (an
+/// editor says so every 20 s; a presence unheard of for 60 s is gone).
+#[utoipa::path(put, path = "/v1/decks/{deck_id}/presence", operation_id = "set_presence", tag = "events",
+    params(DeckIdParam),
+    request_body = PresenceUpdate,
+    responses((status = 204, description = "The deck's listeners are told"), Unauthorized, Forbidden,
+        NotFound, Invalid, RateLimited),
+    security(("bearer" = []), ("oauth2" = ["manage"])))]
+pub async fn set_presence(
+    State(state): State<AppState>,
+    Manage(caller): Manage,
+    IdPath(deck_id): IdPath,
+    JsonBody(body): JsonBody,
+) -> Result<StatusCode, ApiError> {
+    let update: PresenceUpdate = serde_json::from_value(body.unwrap_or_default())
+        .map_err(|e| Error::invalid(format!("invalid presence: {e}")))?;
+    state.core.set_presence(&caller, deck_id, update).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

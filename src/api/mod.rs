@@ -98,6 +98,7 @@ pub fn operations() -> Vec<Operations> {
         routes!(revisions::list_slide_revisions),
         routes!(events::deck_events),
         routes!(events::present_deck),
+        routes!(events::set_presence),
         (schemas, paths, media),
         routes!(media::get_media, media::delete_media),
     ]
@@ -149,6 +150,6 @@ mod tests {
             let path = paths.paths.keys().next().unwrap().clone();
             assert!(seen.insert(path.clone()), "{path} twice");
         }
-        assert_eq!(seen.len(), 24);
+        assert_eq!(seen.len(), 25);
     }
 }

@@ -9,6 +9,7 @@ pub mod guide;
 pub mod http;
 pub mod options;
 pub use options::{McpOptions, TEST_KEY_ENV};
+mod resources;
 mod results;
 mod schemas;
 pub mod tools;
@@ -29,7 +30,9 @@ use lectern_core::slide::{AddSlide, MoveSlides, RemoveSlides, UpdateSlide};
 use lectern_core::{Error, Lectern};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, InitializeResult,
-    JsonObject, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
+    JsonObject, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -72,6 +75,8 @@ pub struct LecternMcp {
     credentials: Credentials,
     /// Tool calls count against the credential's rate limit, as REST requests do.
     limits: Arc<RateLimits>,
+    /// The decks this session subscribed to (`resources.rs`).
+    subscriptions: Arc<resources::Subscriptions>,
 }
 
 impl LecternMcp {
@@ -88,6 +93,7 @@ impl LecternMcp {
             renderer,
             credentials: Credentials::FromRequest,
             limits,
+            subscriptions: Arc::default(),
         }
     }
 
@@ -105,10 +111,21 @@ impl LecternMcp {
             renderer,
             credentials: Credentials::ApiKey(Arc::new(api_key)),
             limits,
+            subscriptions: Arc::default(),
         }
     }
 
     /// The caller of a request.
+    /// The caller of a resource request, as the protocol's error when there is none.
+    async fn resource_caller(
+        &self,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<Caller, McpError> {
+        self.caller(context)
+            .await
+            .map_err(|e| McpError::invalid_request(e.to_string(), None))
+    }
+
     async fn caller(&self, context: &RequestContext<RoleServer>) -> Result<Caller, Error> {
         match &self.credentials {
             Credentials::FromRequest => context
@@ -473,7 +490,12 @@ impl ServerHandler for LecternMcp {
             Implementation::new(env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"));
         implementation.title = Some("Lectern".into());
         implementation.description = Some(env!("CARGO_PKG_DESCRIPTION").into());
-        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .build();
+        InitializeResult::new(capabilities)
             .with_server_info(implementation)
             .with_instructions(guide::INSTRUCTIONS)
     }
@@ -484,6 +506,48 @@ impl ServerHandler for LecternMcp {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         Ok(ListToolsResult::with_all_items(tools::tools().to_vec()))
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let caller = self.resource_caller(&context).await?;
+        let cursor = request.as_ref().and_then(|r| r.cursor.as_deref());
+        resources::list(&self.core, &caller, cursor).await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let caller = self.resource_caller(&context).await?;
+        Ok(resources::read(&self.core, &caller, &request.uri)
+            .await?
+            .into())
+    }
+
+    #[allow(deprecated)] // resources/subscribe is how the session revisions subscribe
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let caller = self.resource_caller(&context).await?;
+        let peer = context.peer.clone();
+        resources::subscribe(&self.core, &caller, &self.subscriptions, request.uri, peer).await
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        resources::unsubscribe(&self.subscriptions, &request.uri);
+        Ok(())
     }
 
     async fn call_tool(

@@ -194,6 +194,7 @@ async fn the_openapi_document_describes_every_operation_built() {
     expected.push("group_slides");
     expected.push("deck_events");
     expected.push("present_deck");
+    expected.push("set_presence");
     expected.sort();
     assert_eq!(ids, expected);
     assert_eq!(

@@ -293,3 +293,157 @@ async fn only_the_decks_readers_may_listen() {
         .await;
     r.expect_error(422);
 }
+
+/// Records the `notifications/resources/updated` an MCP session hears.
+struct Recorder(tokio::sync::mpsc::UnboundedSender<String>);
+
+impl rmcp::ClientHandler for Recorder {
+    fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) -> impl Future<Output = ()> + Send + '_ {
+        let _ = self.0.send(params.uri);
+        std::future::ready(())
+    }
+}
+
+#[tokio::test]
+#[allow(deprecated)] // resources/subscribe, as the session revisions of MCP subscribe
+async fn an_mcp_session_subscribed_to_a_deck_hears_of_each_revision() {
+    use rmcp::ServiceExt;
+    use rmcp::model::{
+        ReadResourceRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let bob = app.user("bob").await;
+    let (deck, _, first) = deck_of(&app, &alice).await;
+    let (other, _, other_first) = deck_of(&app, &alice).await;
+    let bobs = app.new_deck(&bob.key, "Bob's").await;
+    let (sender, mut heard) = tokio::sync::mpsc::unbounded_channel();
+    let client = Recorder(sender)
+        .serve(crate::mcp::transport(&app, Some(&alice.key)))
+        .await
+        .unwrap();
+    let uri = format!("lectern://decks/{deck}");
+
+    // Her decks are resources, read as their JSON; Bob's is not hers.
+    let listed = client.list_resources(None).await.unwrap();
+    let uris: Vec<&str> = listed.resources.iter().map(|r| r.uri.as_str()).collect();
+    assert!(uris.contains(&uri.as_str()), "{uris:?}");
+    assert!(
+        !uris.contains(&format!("lectern://decks/{bobs}").as_str()),
+        "{uris:?}"
+    );
+    let read = client
+        .read_resource(ReadResourceRequestParams::new(uri.clone()))
+        .await
+        .unwrap();
+    let text = match &read.contents[0] {
+        rmcp::model::ResourceContents::TextResourceContents { text, .. } => text.clone(),
+        other => panic!("{other:?}"),
+    };
+    let json: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["id"], deck);
+    assert!(
+        json["deck_html"].as_str().unwrap().contains("One"),
+        "{json}"
+    );
+    let refused = client
+        .subscribe(SubscribeRequestParams::new(format!(
+            "lectern://decks/{bobs}"
+        )))
+        .await;
+    assert!(refused.is_err(), "{refused:?}");
+
+    // Subscribed: each revision, whoever makes it, is one notification.
+    client
+        .subscribe(SubscribeRequestParams::new(uri.clone()))
+        .await
+        .unwrap();
+    for n in 0..3 {
+        app.update_slide(&alice.key, deck, &first, json!({"notes": format!("{n}")}))
+            .await
+            .expect(200);
+        let got = tokio::time::timeout(Duration::from_secs(2), heard.recv())
+            .await
+            .expect("a notification within 2 s");
+        assert_eq!(got.as_deref(), Some(uri.as_str()));
+    }
+    // Unsubscribed: a write to it is not heard, while one to another subscribed deck is.
+    client
+        .unsubscribe(UnsubscribeRequestParams::new(uri.clone()))
+        .await
+        .unwrap();
+    let other_uri = format!("lectern://decks/{other}");
+    client
+        .subscribe(SubscribeRequestParams::new(other_uri.clone()))
+        .await
+        .unwrap();
+    app.update_slide(&alice.key, deck, &first, json!({"notes": "unheard"}))
+        .await
+        .expect(200);
+    app.update_slide(&alice.key, other, &other_first, json!({"notes": "heard"}))
+        .await
+        .expect(200);
+    let got = tokio::time::timeout(Duration::from_secs(2), heard.recv())
+        .await
+        .expect("a notification within 2 s");
+    assert_eq!(got.as_deref(), Some(other_uri.as_str()));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test]
+async fn presence_reaches_the_listeners_and_those_who_come_later_hear_who_is_there() {
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let bob = app.user("bob").await;
+    let (deck, revision, first) = deck_of(&app, &alice).await;
+    let path = format!("/v1/decks/{deck}/presence");
+    let present = |body: Value| {
+        let (app, key, path) = (&app, alice.key.clone(), path.clone());
+        async move { app.call(Method::PUT, &path, Some(&key), Some(body)).await }
+    };
+    let mut events = Events::open(&app, &alice, deck, Resume::Now).await;
+    present(json!({"client": "tab-1", "slide_id": first}))
+        .await
+        .expect(204);
+    let e = events.next().await;
+    assert_eq!(e.event, "presence", "{e:?}");
+    assert_eq!(e.id, None, "presence is not a revision");
+    assert_eq!(e.data["username"], "alice");
+    assert_eq!(e.data["client"], "tab-1");
+    assert_eq!(e.data["slide_id"], first.as_str());
+    assert_eq!(e.data["editing"], false);
+    assert_eq!(e.data["left"], false);
+    present(json!({"client": "tab-1", "slide_id": first, "editing": true}))
+        .await
+        .expect(204);
+    assert_eq!(events.next().await.data["editing"], true);
+
+    // Who comes later hears who is there first.
+    let mut later = Events::open(&app, &alice, deck, Resume::Now).await;
+    let e = later.next().await;
+    assert_eq!((e.event.as_str(), e.data["editing"].clone()), ("presence", json!(true)));
+
+    // Leaving is told; who comes after hears nobody.
+    present(json!({"client": "tab-1", "slide_id": null, "left": true}))
+        .await
+        .expect(204);
+    assert_eq!(events.next().await.data["left"], true);
+    let mut after = Events::open(&app, &alice, deck, Resume::Now).await;
+    app.update_slide(&alice.key, deck, &first, json!({"notes": "n"}))
+        .await
+        .expect(200);
+    after.revision(revision + 1, "update_slide").await;
+
+    // Refused: another account's deck, and what is no presence.
+    app.call(Method::PUT, &path, Some(&bob.key), Some(json!({"client": "b"})))
+        .await
+        .expect_error(404);
+    present(json!({"client": ""})).await.expect_error(422);
+    present(json!({"client": "x", "colour": "red"}))
+        .await
+        .expect_error(422);
+}

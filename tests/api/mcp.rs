@@ -27,7 +27,10 @@ const EXTRA_TOOLS: [&str; 10] = [
 
 pub(crate) type Client = RunningService<RoleClient, ()>;
 
-fn transport(app: &TestApp, key: Option<&str>) -> StreamableHttpClientTransport<reqwest::Client> {
+pub(crate) fn transport(
+    app: &TestApp,
+    key: Option<&str>,
+) -> StreamableHttpClientTransport<reqwest::Client> {
     let mut config = StreamableHttpClientTransportConfig::with_uri(format!("{}/mcp", app.base));
     if let Some(key) = key {
         config = config.auth_header(key);

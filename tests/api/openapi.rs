@@ -52,6 +52,7 @@ const BODIES: &[(&str, &[&str])] = &[
     ),
     ("update_slide", &["html", "notes"]),
     ("present_deck", &["indexh", "indexv", "fragment", "live"]),
+    ("set_presence", &["client", "slide_id", "editing", "left"]),
     (
         "move_slides",
         &[
@@ -114,7 +115,7 @@ async fn every_operation_documents_its_errors_scope_and_body() {
     assert!(flow["scopes"]["read"].is_string() && flow["scopes"]["manage"].is_string());
 
     let ops = operations(doc);
-    assert_eq!(ops.len(), 32);
+    assert_eq!(ops.len(), 33);
     for (id, op) in &ops {
         for status in ["401", "429", "200"] {
             let documented = op["responses"][status].is_object()

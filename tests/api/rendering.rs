@@ -238,14 +238,16 @@ async fn editor_picture(page: &Page, id: &str, name: &str) -> image::RgbaImage {
     );
     until(page, &shown, "the editor showing the slide").await;
     // The canvas fills the window's height below its top: a window that leaves it exactly
-    // the deck's height draws the slide at its own size.
+    // the deck's height (and room enough across, beside the slide list and the side
+    // panel) draws the slide at its own size.
+    viewport(page, 1800, 1000).await;
     let top: f64 = page
-        .evaluate("document.getElementById('canvas').getBoundingClientRect().top + scrollY")
+        .evaluate("new Promise(r => requestAnimationFrame(() => r(document.getElementById('canvas').getBoundingClientRect().top + scrollY)))")
         .await
         .unwrap()
         .into_value()
         .unwrap();
-    viewport(page, 1400, (top + f64::from(HEIGHT) + 12.0).ceil() as u32).await;
+    viewport(page, 1800, (top + f64::from(HEIGHT) + 12.0).ceil() as u32).await;
     until(
         page,
         &format!(

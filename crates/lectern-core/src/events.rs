@@ -1,6 +1,7 @@
 //! A deck's live events (`GET /v1/decks/{deck_id}/events`): one `revision` event per new
-//! revision, whoever made it and on whichever server; and where its presenter is, for the
-//! audience pages that follow (`PresenterState`, passed between servers as messages).
+//! revision, whoever made it and on whichever server; who has the deck open in an editor
+//! and on which slide (`presence`); and where its presenter is, for the audience pages that
+//! follow (`PresenterState`). Presence and the presenter pass between servers as messages.
 //!
 //! The store tells [`LiveDecks`] when a deck changed ([`ChangeListener`]: after a write
 //! here, or when another server's change notice arrives). Per deck with listeners, one pump
@@ -12,7 +13,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::{Notify, broadcast, watch};
@@ -29,6 +30,8 @@ const BUFFER: usize = 256;
 const BATCH: i64 = 500;
 /// How often a quiet pump looks whether anyone still listens.
 const IDLE_CHECK: Duration = Duration::from_secs(20);
+/// How long a presence lasts without news (an editor says it is there more often).
+const PRESENCE_TTL: Duration = Duration::from_secs(60);
 
 /// A new revision of the deck (`event: revision`).
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -74,17 +77,39 @@ pub struct PresenterState {
     pub live: bool,
 }
 
-/// A message between servers: a deck's presenter moved.
+/// Someone with the deck open in an editor (`event: presence`): on which slide, whether
+/// editing it, or `left`. `client` tells one window of a person from another.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct PresenceEvent {
+    pub user_id: i64,
+    pub username: String,
+    pub client: String,
+    pub slide_id: Option<String>,
+    pub editing: bool,
+    pub left: bool,
+}
+
+/// A message between servers.
 #[derive(Serialize, Deserialize)]
-struct PresenterMessage {
-    deck_id: i64,
-    presenter: PresenterState,
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Message {
+    /// A deck's presenter moved.
+    Presenter {
+        deck_id: i64,
+        presenter: PresenterState,
+    },
+    /// Someone's presence on a deck changed.
+    Presence {
+        deck_id: i64,
+        presence: PresenceEvent,
+    },
 }
 
 /// What a deck's stream sends.
 #[derive(Debug, Clone)]
 pub enum DeckEvent {
     Revision(Arc<RevisionEvent>),
+    Presence(Arc<PresenceEvent>),
     /// The revision to resume after is older than the kept history: reload the deck.
     Reset,
 }
@@ -95,7 +120,8 @@ pub trait ChangeListener: Send + Sync {
     fn deck_changed(&self, deck_id: i64);
     /// Any deck may have changed unheard (a watcher reconnected, another process wrote).
     fn all_changed(&self);
-    /// A message another server (or this one) published ([`LiveDecks::message_of`]).
+    /// A message another server (or this one) published ([`LiveDecks::presenter_message`],
+    /// [`LiveDecks::presence_message`]).
     fn message(&self, _payload: &str) {}
 }
 
@@ -105,10 +131,20 @@ pub struct LiveDecks {
     hubs: Mutex<HashMap<i64, Arc<Hub>>>,
     /// Where each presented deck's presenter is, for the audience pages that follow.
     presenters: Mutex<HashMap<i64, watch::Sender<Option<PresenterState>>>>,
+    /// Who has each deck open, by client, with when they last said so.
+    #[allow(clippy::type_complexity)]
+    presence: Mutex<HashMap<i64, HashMap<String, (Arc<PresenceEvent>, Instant)>>>,
+}
+
+/// What a deck's pump and its presence hand to the deck's streams.
+#[derive(Debug, Clone)]
+enum Live {
+    Revision(Arc<RevisionEvent>),
+    Presence(Arc<PresenceEvent>),
 }
 
 struct Hub {
-    sender: broadcast::Sender<Arc<RevisionEvent>>,
+    sender: broadcast::Sender<Live>,
     changed: Notify,
 }
 
@@ -126,8 +162,9 @@ impl ChangeListener for LiveDecks {
     }
 
     fn message(&self, payload: &str) {
-        match serde_json::from_str::<PresenterMessage>(payload) {
-            Ok(m) => self.present(m.deck_id, m.presenter),
+        match serde_json::from_str::<Message>(payload) {
+            Ok(Message::Presenter { deck_id, presenter }) => self.present(deck_id, presenter),
+            Ok(Message::Presence { deck_id, presence }) => self.presence(deck_id, presence),
             Err(e) => tracing::warn!(error = %e, "an unreadable live message was ignored"),
         }
     }
@@ -145,7 +182,7 @@ impl LiveDecks {
         store: Arc<dyn Store>,
         deck_id: i64,
         revision: i64,
-    ) -> broadcast::Receiver<Arc<RevisionEvent>> {
+    ) -> broadcast::Receiver<Live> {
         let mut hubs = self.lock();
         if let Some(hub) = hubs.get(&deck_id) {
             return hub.sender.subscribe();
@@ -186,9 +223,51 @@ impl LiveDecks {
     }
 
     /// The message that tells the other servers that deck `deck_id`'s presenter moved.
-    pub fn message_of(deck_id: i64, presenter: PresenterState) -> String {
-        serde_json::to_string(&PresenterMessage { deck_id, presenter })
+    pub fn presenter_message(deck_id: i64, presenter: PresenterState) -> String {
+        serde_json::to_string(&Message::Presenter { deck_id, presenter })
             .expect("a presenter message serialises")
+    }
+
+    /// The message that tells the other servers of someone's presence on deck `deck_id`.
+    pub fn presence_message(deck_id: i64, presence: &PresenceEvent) -> String {
+        let presence = presence.clone();
+        serde_json::to_string(&Message::Presence { deck_id, presence })
+            .expect("a presence message serialises")
+    }
+
+    /// Someone's presence on deck `deck_id` changed (here, or on another server): kept
+    /// (until they leave or go quiet) and told to the deck's streams.
+    pub fn presence(&self, deck_id: i64, event: PresenceEvent) {
+        let event = Arc::new(event);
+        {
+            let mut all = self.presence.lock().expect("no panics inside");
+            let deck = all.entry(deck_id).or_default();
+            deck.retain(|_, (_, at)| at.elapsed() < PRESENCE_TTL);
+            if event.left {
+                deck.remove(&event.client);
+            } else {
+                deck.insert(event.client.clone(), (event.clone(), Instant::now()));
+            }
+            if deck.is_empty() {
+                all.remove(&deck_id);
+            }
+        }
+        if let Some(hub) = self.lock().get(&deck_id) {
+            let _ = hub.sender.send(Live::Presence(event));
+        }
+    }
+
+    /// Who has deck `deck_id` open now.
+    fn present_now(&self, deck_id: i64) -> Vec<Arc<PresenceEvent>> {
+        let all = self.presence.lock().expect("no panics inside");
+        all.get(&deck_id)
+            .map(|deck| {
+                deck.values()
+                    .filter(|(_, at)| at.elapsed() < PRESENCE_TTL)
+                    .map(|(event, _)| event.clone())
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 
     /// Decks with a pump running (for tests and metrics).
@@ -228,9 +307,8 @@ async fn pump(
                     let full = records.len() as i64 == BATCH;
                     for record in records {
                         latest = record.revision;
-                        let _ = hub
-                            .sender
-                            .send(Arc::new(RevisionEvent::new(deck_id, record)));
+                        let event = Arc::new(RevisionEvent::new(deck_id, record));
+                        let _ = hub.sender.send(Live::Revision(event));
                     }
                     if !full {
                         break;
@@ -253,7 +331,7 @@ pub struct DeckStream {
     /// The newest revision sent.
     last: i64,
     pending: VecDeque<DeckEvent>,
-    receiver: broadcast::Receiver<Arc<RevisionEvent>>,
+    receiver: broadcast::Receiver<Live>,
 }
 
 impl DeckStream {
@@ -267,11 +345,17 @@ impl DeckStream {
         last_event_id: Option<i64>,
     ) -> Result<DeckStream> {
         let receiver = live.subscribe(store.clone(), deck_id, revision);
+        // Who is there already comes first.
+        let pending = live
+            .present_now(deck_id)
+            .into_iter()
+            .map(DeckEvent::Presence)
+            .collect();
         let mut stream = DeckStream {
             store,
             deck_id,
             last: revision,
-            pending: VecDeque::new(),
+            pending,
             receiver,
         };
         match last_event_id {
@@ -292,14 +376,15 @@ impl DeckStream {
                 return Ok(event);
             }
             match self.receiver.recv().await {
-                Ok(event) if event.revision <= self.last => {}
-                Ok(event) if event.revision == self.last + 1 => {
+                Ok(Live::Presence(event)) => return Ok(DeckEvent::Presence(event)),
+                Ok(Live::Revision(event)) if event.revision <= self.last => {}
+                Ok(Live::Revision(event)) if event.revision == self.last + 1 => {
                     self.last = event.revision;
                     return Ok(DeckEvent::Revision(event));
                 }
                 // A gap (the pump started after a write, or this listener fell behind):
                 // what is missing is read from the store.
-                Ok(event) => self.catch_up(event.revision).await?,
+                Ok(Live::Revision(event)) => self.catch_up(event.revision).await?,
                 Err(broadcast::error::RecvError::Lagged(_)) => self.catch_up(i64::MAX).await?,
                 // The pump holds the sender while anyone listens: never closed under us.
                 Err(broadcast::error::RecvError::Closed) => {

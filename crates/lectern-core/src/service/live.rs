@@ -2,7 +2,22 @@
 //! streams are `crate::events`).
 
 use super::*;
-use crate::events::{DeckStream, PresenterState};
+use crate::events::{DeckStream, LiveDecks, PresenceEvent, PresenterState};
+
+/// Where a person with the deck open in an editor is (`PUT .../presence`).
+#[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PresenceUpdate {
+    /// One window of the person (any string of 1 to 64 characters it keeps).
+    pub client: String,
+    /// The slide it shows; null for none.
+    pub slide_id: Option<String>,
+    #[serde(default)]
+    pub editing: bool,
+    /// The window closed.
+    #[serde(default)]
+    pub left: bool,
+}
 
 impl Lectern {
     /// The deck's event stream for a reader: from now on, or after `last_event_id` (a
@@ -37,7 +52,41 @@ impl Lectern {
         let deck = self.active_deck(caller, deck_id).await?;
         self.live.present(deck.id, state);
         self.store
-            .publish(&crate::events::LiveDecks::message_of(deck.id, state))
+            .publish(&LiveDecks::presenter_message(deck.id, state))
+            .await
+    }
+
+    /// The caller's window `update.client` shows deck `deck_id` (a slide of it, perhaps
+    /// editing it), or left it: told to the deck's streams on every server.
+    pub async fn set_presence(
+        &self,
+        caller: &Caller,
+        deck_id: DeckId,
+        update: PresenceUpdate,
+    ) -> Result<()> {
+        let deck = self.readable_deck(caller, deck_id).await?;
+        let client = update.client.trim();
+        if client.is_empty() || client.chars().count() > 64 {
+            return Err(Error::invalid("client must be 1 to 64 characters"));
+        }
+        if update
+            .slide_id
+            .as_ref()
+            .is_some_and(|s| s.chars().count() > 64)
+        {
+            return Err(Error::invalid("slide_id is at most 64 characters"));
+        }
+        let event = PresenceEvent {
+            user_id: caller.user_id,
+            username: caller.username.clone(),
+            client: client.to_string(),
+            slide_id: update.slide_id,
+            editing: update.editing && !update.left,
+            left: update.left,
+        };
+        self.live.presence(deck.id, event.clone());
+        self.store
+            .publish(&LiveDecks::presence_message(deck.id, &event))
             .await
     }
 

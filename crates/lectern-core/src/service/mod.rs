@@ -32,7 +32,7 @@ mod accounts;
 mod decks;
 pub mod exports;
 mod imports;
-mod live;
+pub mod live;
 pub mod media;
 mod order;
 mod revisions;
