@@ -14,6 +14,8 @@ import { SlideHistory } from "./model/undo.js";
 import { createApi } from "./sync/api.js";
 import { Saver } from "./sync/saver.js";
 import { LiveDeck } from "./sync/live.js";
+import { Presence } from "./sync/presence.js";
+import { drawPresence } from "./view/presence.js";
 import { CanvasView } from "./view/canvas.js";
 import { SlideListView } from "./view/slide-list.js";
 import { ToolbarView } from "./view/toolbar.js";
@@ -122,10 +124,23 @@ async function start() {
     if (saver.dirty) saver.serially(() => saver.save());
   });
   await saver.serially(() => saver.refresh(null));
+  // Who else has the deck open, and where: said on each change of slide or editing.
+  const presence = new Presence(
+    api.presence,
+    () => ({ slide_id: store.state.slide?.id ?? null, editing: Boolean(canvas.editing) }),
+    (others) => drawPresence($("slide-list"), others),
+  );
+  store.subscribe(() => {
+    presence.tell();
+    drawPresence($("slide-list"), presence.others);
+  });
+  for (const type of ["focusin", "focusout"]) document.addEventListener(type, () => setTimeout(() => presence.tell(), 0));
+  presence.start();
   // Changes made elsewhere (another tab, a program, an assistant) appear as they happen.
-  const live = new LiveDeck(api.events, (event) => {
+  const live = new LiveDeck((last, signal) => api.events(last, signal, presence.client), (event) => {
     if (event.event === "revision") saver.external(event.data);
     else if (event.event === "reset") saver.external(null);
+    else if (event.event === "presence") presence.heard(event.data);
   });
   live.run();
 }

@@ -30,7 +30,8 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 #[utoipa::path(get, path = "/v1/decks/{deck_id}/events", operation_id = "deck_events", tag = "events",
     params(DeckIdParam,
         ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this revision"),
-        ("last_event_id" = Option<i64>, Query, description = "Resume after this revision (for clients that cannot set the header)")),
+        ("last_event_id" = Option<i64>, Query, description = "Resume after this revision (for clients that cannot set the header)"),
+        ("client" = Option<String>, Query, description = "The editor window listening (as in set_presence): when the stream ends, it left")),
     responses((status = 200, description = "An event stream: `event: revision` with this body as `data` and the revision as `id`; `event: reset`; comment lines while quiet",
             content_type = "text/event-stream", body = RevisionEvent),
         Unauthorized, NotFound, Invalid, RateLimited),
@@ -53,7 +54,16 @@ pub async fn deck_events(
             })?),
         };
     let stream = state.core.deck_events(&caller, deck_id, last).await?;
-    let events = futures::stream::unfold(stream, |mut stream| async move {
+    // An editor names its window: when this stream ends, the window left.
+    let window = query
+        .get("client")
+        .filter(|c| !c.is_empty())
+        .map(|client| Window {
+            core: state.core.clone(),
+            deck_id: stream.deck_id(),
+            client: client.to_string(),
+        });
+    let events = futures::stream::unfold((stream, window), |(mut stream, window)| async move {
         let event = match stream.next().await {
             Ok(DeckEvent::Revision(revision)) => Event::default()
                 .event("revision")
@@ -70,9 +80,28 @@ pub async fn deck_events(
                 return None;
             }
         };
-        Some((Ok(event), stream))
+        Some((Ok(event), (stream, window)))
     });
     Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)))
+}
+
+/// An editor window's stream: when it is dropped (the window closed or lost its
+/// connection), the window left the deck.
+struct Window {
+    core: lectern_core::Lectern,
+    deck_id: i64,
+    client: String,
+}
+
+impl Drop for Window {
+    fn drop(&mut self) {
+        let (core, deck_id, client) = (
+            self.core.clone(),
+            self.deck_id,
+            std::mem::take(&mut self.client),
+        );
+        tokio::spawn(async move { core.stream_closed(deck_id, &client).await });
+    }
 }
 
 /// `present_deck`: the owner presenting from the speaker view is now at this slide; the

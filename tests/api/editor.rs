@@ -2487,3 +2487,55 @@ async fn audience_pages_in_other_browsers_follow_the_presenter() {
     strangers.close().await;
     team.close().await;
 }
+
+/// A second window on the deck shows in the first: a badge on the slide it is on, ringed
+/// while it edits the slide, gone once it closes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_window_on_the_deck_shows_on_its_slide_and_goes_when_closed() {
+    let Some(bin) = crate::common::chromium(module_path!()) else {
+        return;
+    };
+    let app = TestApp::spawn().await;
+    let alice = app.user("alice").await;
+    let CanvasEditor {
+        chromium,
+        page,
+        deck,
+        first: _,
+    } = open_canvas(&app, &alice, bin, "Together", &heading_block("Here"), 1).await;
+    let second = app
+        .add_slide(
+            &alice.key,
+            deck,
+            Some(json!({"html": heading_block("There")})),
+        )
+        .await
+        .data()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let edit = app.get_deck(&alice.key, deck, "").await.data()["urls"]["edit"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let other = chromium.browser.new_page(edit.as_str()).await.unwrap();
+    wait_for(&other, SAVE_STATE, "All changes saved").await;
+    select_slide(&other, &second).await;
+
+    let badges = format!(
+        "[...document.querySelectorAll('.slide-item[data-slide-id=\"{second}\"] .presence')].map(b => b.className + ':' + b.textContent).join(',')"
+    );
+    assert_eq!(wait_for(&page, &badges, "presence:A").await, "presence:A");
+    let word = on_board(&other).await(150.0, 110.0);
+    double_click(&other, word).await;
+    wait_for(&other, EDITING_BLOCK, "t1").await;
+    assert_eq!(
+        wait_for(&page, &badges, "presence editing:A").await,
+        "presence editing:A"
+    );
+    shot(&page, "editor-presence").await;
+    other.close().await.unwrap();
+    let gone = format!("({badges}) === '' ? 'gone' : 'there'");
+    assert_eq!(wait_for(&page, &gone, "gone").await, "gone");
+    chromium.close().await;
+}

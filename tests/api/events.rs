@@ -425,7 +425,10 @@ async fn presence_reaches_the_listeners_and_those_who_come_later_hear_who_is_the
     // Who comes later hears who is there first.
     let mut later = Events::open(&app, &alice, deck, Resume::Now).await;
     let e = later.next().await;
-    assert_eq!((e.event.as_str(), e.data["editing"].clone()), ("presence", json!(true)));
+    assert_eq!(
+        (e.event.as_str(), e.data["editing"].clone()),
+        ("presence", json!(true))
+    );
 
     // Leaving is told; who comes after hears nobody.
     present(json!({"client": "tab-1", "slide_id": null, "left": true}))
@@ -439,9 +442,14 @@ async fn presence_reaches_the_listeners_and_those_who_come_later_hear_who_is_the
     after.revision(revision + 1, "update_slide").await;
 
     // Refused: another account's deck, and what is no presence.
-    app.call(Method::PUT, &path, Some(&bob.key), Some(json!({"client": "b"})))
-        .await
-        .expect_error(404);
+    app.call(
+        Method::PUT,
+        &path,
+        Some(&bob.key),
+        Some(json!({"client": "b"})),
+    )
+    .await
+    .expect_error(404);
     present(json!({"client": ""})).await.expect_error(422);
     present(json!({"client": "x", "colour": "red"}))
         .await

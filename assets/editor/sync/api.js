@@ -42,14 +42,28 @@ export function createApi(deckId, csrf, revision) {
     return { status: response.status, json: await response.json().catch(() => null) };
   }
 
-  /** Opens the deck's event stream (sync/live.js), after `lastEventId` when given. */
-  function events(lastEventId, signal) {
+  /** Opens the deck's event stream (sync/live.js), after `lastEventId` when given, for
+   * window `client` (sync/presence.js: the window left when the stream ends). */
+  function events(lastEventId, signal, client) {
     const headers = { "X-CSRF-Token": csrf, Accept: "text/event-stream" };
     if (lastEventId !== null && lastEventId !== undefined) headers["Last-Event-ID"] = lastEventId;
-    return fetch(`/v1/decks/${deckId}/events`, { headers, credentials: "same-origin", signal });
+    const query = client ? `?client=${encodeURIComponent(client)}` : "";
+    return fetch(`/v1/decks/${deckId}/events${query}`, { headers, credentials: "same-origin", signal });
   }
 
-  return { deckId, request, upload, events, undoable };
+  /** Says where this window is (sync/presence.js); `keepalive` when the page closes. */
+  async function presence(body, { keepalive = false } = {}) {
+    const response = await fetch(`/v1/decks/${deckId}/presence`, {
+      method: "PUT",
+      headers: { "X-CSRF-Token": csrf, "Content-Type": "application/json" },
+      credentials: "same-origin",
+      keepalive,
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`status ${response.status}`);
+  }
+
+  return { deckId, request, upload, events, presence, undoable };
 }
 
 /** The error message of an answer, or `fallback`. */

@@ -3,7 +3,7 @@
 //! and on which slide (`presence`); and where its presenter is, for the audience pages that
 //! follow (`PresenterState`). Presence and the presenter pass between servers as messages.
 //!
-//! The store tells [`LiveDecks`] when a deck changed ([`ChangeListener`]: after a write
+//! The store tells [`LiveDecks`] when a deck changed (`store::ChangeListener`: after a write
 //! here, or when another server's change notice arrives). Per deck with listeners, one pump
 //! task reads the revisions made since the last it sent and broadcasts them, so a write costs
 //! one read however many listen. Each stream ([`DeckStream`]) subscribes first, then reads
@@ -20,7 +20,7 @@ use tokio::sync::{Notify, broadcast, watch};
 use utoipa::ToSchema;
 
 use crate::error::Result;
-use crate::store::{RevisionRecord, Store};
+use crate::store::{ChangeListener, RevisionRecord, Store};
 use crate::time::Timestamp;
 use crate::views::AuthorView;
 
@@ -112,17 +112,6 @@ pub enum DeckEvent {
     Presence(Arc<PresenceEvent>),
     /// The revision to resume after is older than the kept history: reload the deck.
     Reset,
-}
-
-/// Told by the store when decks change.
-pub trait ChangeListener: Send + Sync {
-    /// Deck `deck_id` changed (a write committed, here or on another server).
-    fn deck_changed(&self, deck_id: i64);
-    /// Any deck may have changed unheard (a watcher reconnected, another process wrote).
-    fn all_changed(&self);
-    /// A message another server (or this one) published ([`LiveDecks::presenter_message`],
-    /// [`LiveDecks::presence_message`]).
-    fn message(&self, _payload: &str) {}
 }
 
 /// The decks someone listens to, each with its pump.
@@ -257,6 +246,25 @@ impl LiveDecks {
         }
     }
 
+    /// Window `client` closed its stream of deck `deck_id`: if it said it was there, it
+    /// left (answers the event to tell other servers, `None` when there was nothing to say).
+    pub fn left(&self, deck_id: i64, client: &str) -> Option<PresenceEvent> {
+        let was = {
+            let all = self.presence.lock().expect("no panics inside");
+            all.get(&deck_id)
+                .and_then(|deck| deck.get(client))
+                .map(|(e, _)| e.clone())
+        }?;
+        let left = PresenceEvent {
+            slide_id: None,
+            editing: false,
+            left: true,
+            ..(*was).clone()
+        };
+        self.presence(deck_id, left.clone());
+        Some(left)
+    }
+
     /// Who has deck `deck_id` open now.
     fn present_now(&self, deck_id: i64) -> Vec<Arc<PresenceEvent>> {
         let all = self.presence.lock().expect("no panics inside");
@@ -367,6 +375,11 @@ impl DeckStream {
             _ => {}
         }
         Ok(stream)
+    }
+
+    /// The deck it follows.
+    pub fn deck_id(&self) -> i64 {
+        self.deck_id
     }
 
     /// The next event (waits for it).

@@ -90,6 +90,19 @@ impl Lectern {
             .await
     }
 
+    /// Window `client`'s stream of deck `deck_id` ended (it closed, or lost its
+    /// connection): if it was there, it left, on every server.
+    pub async fn stream_closed(&self, deck_id: i64, client: &str) {
+        if let Some(left) = self.live.left(deck_id, client)
+            && let Err(e) = self
+                .store
+                .publish(&LiveDecks::presence_message(deck_id, &left))
+                .await
+        {
+            tracing::warn!(error = %e, "telling the other servers that a window left failed");
+        }
+    }
+
     /// Where the presenter of deck `deck_id` is, now and as it moves. The caller has
     /// checked that the deck may be viewed (its page was shown to the same visitor).
     pub fn follow_presenter(

@@ -96,7 +96,7 @@ impl Lectern {
     /// Builds the core over a store.
     pub fn new(store: Arc<dyn Store>, public_url: &str) -> Self {
         let live = Arc::new(crate::events::LiveDecks::default());
-        let listener: Arc<dyn crate::events::ChangeListener> = live.clone();
+        let listener: Arc<dyn crate::store::ChangeListener> = live.clone();
         store.add_change_listener(Arc::downgrade(&listener));
         Lectern {
             live,

@@ -25,7 +25,6 @@ use async_trait::async_trait;
 
 use super::*;
 use crate::deck::DeckPatch;
-use crate::events::ChangeListener;
 use crate::params::Paging;
 
 mod others;
@@ -99,7 +98,7 @@ pub struct CachedStore {
     live: AtomicBool,
     /// What a hit waits for where changes are announced late (several servers).
     fence: OnceLock<Arc<dyn Fence>>,
-    /// Told when a deck changed (the live event streams, `crate::events`).
+    /// Told when a deck changed (the core's live decks: their event streams).
     listeners: std::sync::Mutex<Vec<std::sync::Weak<dyn ChangeListener>>>,
 }
 

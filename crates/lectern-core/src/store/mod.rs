@@ -76,14 +76,25 @@ impl<T> Store for T where
 {
 }
 
-/// The server as a whole: the health check and, where several servers share the database, their rate-limit counts.
+/// Told by the store when decks change (the core's live decks and their event streams).
+pub trait ChangeListener: Send + Sync {
+    /// Deck `deck_id` changed (a write committed, here or on another server).
+    fn deck_changed(&self, deck_id: i64);
+    /// Any deck may have changed unheard (a watcher reconnected, another process wrote).
+    fn all_changed(&self);
+    /// A message another server (or this one) published (`ServerStore::publish`).
+    fn message(&self, _payload: &str) {}
+}
+
+/// The server as a whole: the health check, change listeners and messages between servers
+/// and, where several servers share the database, their rate-limit counts.
 #[async_trait]
 pub trait ServerStore: Send + Sync {
     /// Checks that the database answers (for `/healthz`).
     async fn ping(&self) -> Result<()>;
     /// Tells `listener` from now on when decks change (the cache in front of a backend
     /// does; a bare backend tells nobody).
-    fn add_change_listener(&self, _listener: std::sync::Weak<dyn crate::events::ChangeListener>) {}
+    fn add_change_listener(&self, _listener: std::sync::Weak<dyn ChangeListener>) {}
     /// Hands `message` to every server on this database (their change listeners'
     /// `message`); one server alone has nobody to tell.
     async fn publish(&self, _message: &str) -> Result<()> {
