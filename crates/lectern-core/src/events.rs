@@ -89,7 +89,16 @@ pub struct PresenceEvent {
     pub left: bool,
 }
 
-/// A message between servers.
+/// A message between servers, with the server that sent it (which applied it already, and
+/// hears its own messages back after later ones it applied too).
+#[derive(Serialize, Deserialize)]
+struct Envelope {
+    origin: String,
+    #[serde(flatten)]
+    message: Message,
+}
+
+/// What a message between servers says.
 #[derive(Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 enum Message {
@@ -115,8 +124,9 @@ pub enum DeckEvent {
 }
 
 /// The decks someone listens to, each with its pump.
-#[derive(Default)]
 pub struct LiveDecks {
+    /// This server among those sharing the database (its messages come back to it).
+    origin: String,
     hubs: Mutex<HashMap<i64, Arc<Hub>>>,
     /// Where each presented deck's presenter is, for the audience pages that follow.
     presenters: Mutex<HashMap<i64, watch::Sender<Option<PresenterState>>>>,
@@ -151,10 +161,24 @@ impl ChangeListener for LiveDecks {
     }
 
     fn message(&self, payload: &str) {
-        match serde_json::from_str::<Message>(payload) {
-            Ok(Message::Presenter { deck_id, presenter }) => self.present(deck_id, presenter),
-            Ok(Message::Presence { deck_id, presence }) => self.presence(deck_id, presence),
+        match serde_json::from_str::<Envelope>(payload) {
+            Ok(e) if e.origin == self.origin => {}
+            Ok(e) => match e.message {
+                Message::Presenter { deck_id, presenter } => self.present(deck_id, presenter),
+                Message::Presence { deck_id, presence } => self.presence(deck_id, presence),
+            },
             Err(e) => tracing::warn!(error = %e, "an unreadable live message was ignored"),
+        }
+    }
+}
+
+impl Default for LiveDecks {
+    fn default() -> Self {
+        LiveDecks {
+            origin: crate::secret::random_alphanumeric(16),
+            hubs: Mutex::default(),
+            presenters: Mutex::default(),
+            presence: Mutex::default(),
         }
     }
 }
@@ -211,17 +235,21 @@ impl LiveDecks {
             .subscribe()
     }
 
+    /// A message from this server to the others.
+    fn envelope(&self, message: Message) -> String {
+        let origin = self.origin.clone();
+        serde_json::to_string(&Envelope { origin, message }).expect("a live message serialises")
+    }
+
     /// The message that tells the other servers that deck `deck_id`'s presenter moved.
-    pub fn presenter_message(deck_id: i64, presenter: PresenterState) -> String {
-        serde_json::to_string(&Message::Presenter { deck_id, presenter })
-            .expect("a presenter message serialises")
+    pub fn presenter_message(&self, deck_id: i64, presenter: PresenterState) -> String {
+        self.envelope(Message::Presenter { deck_id, presenter })
     }
 
     /// The message that tells the other servers of someone's presence on deck `deck_id`.
-    pub fn presence_message(deck_id: i64, presence: &PresenceEvent) -> String {
+    pub fn presence_message(&self, deck_id: i64, presence: &PresenceEvent) -> String {
         let presence = presence.clone();
-        serde_json::to_string(&Message::Presence { deck_id, presence })
-            .expect("a presence message serialises")
+        self.envelope(Message::Presence { deck_id, presence })
     }
 
     /// Someone's presence on deck `deck_id` changed (here, or on another server): kept

@@ -2,7 +2,7 @@
 //! streams are `crate::events`).
 
 use super::*;
-use crate::events::{DeckStream, LiveDecks, PresenceEvent, PresenterState};
+use crate::events::{DeckStream, PresenceEvent, PresenterState};
 
 /// Where a person with the deck open in an editor is (`PUT .../presence`).
 #[derive(Debug, Clone, serde::Deserialize, utoipa::ToSchema)]
@@ -52,7 +52,7 @@ impl Lectern {
         let deck = self.active_deck(caller, deck_id).await?;
         self.live.present(deck.id, state);
         self.store
-            .publish(&LiveDecks::presenter_message(deck.id, state))
+            .publish(&self.live.presenter_message(deck.id, state))
             .await
     }
 
@@ -86,7 +86,7 @@ impl Lectern {
         };
         self.live.presence(deck.id, event.clone());
         self.store
-            .publish(&LiveDecks::presence_message(deck.id, &event))
+            .publish(&self.live.presence_message(deck.id, &event))
             .await
     }
 
@@ -96,7 +96,7 @@ impl Lectern {
         if let Some(left) = self.live.left(deck_id, client)
             && let Err(e) = self
                 .store
-                .publish(&LiveDecks::presence_message(deck_id, &left))
+                .publish(&self.live.presence_message(deck_id, &left))
                 .await
         {
             tracing::warn!(error = %e, "telling the other servers that a window left failed");
