@@ -551,6 +551,12 @@ impl TestApp {
         b
     }
 
+    /// The CSRF token of `client`'s session, as the home page carries it.
+    pub async fn session_csrf(&self, client: &reqwest::Client) -> String {
+        let home = client.get(format!("{}/", self.base)).send().await.unwrap();
+        csrf_of(&home.text().await.unwrap())
+    }
+
     /// Creates an export of `deck` with `body` and polls it until it is no longer pending;
     /// the export object.
     pub async fn finished_export(&self, user: &TestUser, deck: i64, body: Value) -> Value {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::common::{TestApp, TestUser, csrf_of};
+use crate::common::{TestApp, TestUser};
 
 /// One event as the stream sent it.
 #[derive(Debug)]
@@ -164,18 +164,11 @@ async fn a_rest_an_mcp_and_an_editor_write_each_arrive_as_one_revision_event() {
 
     // As the editor writes: the session cookie and its CSRF token.
     let browser = app.browser(Some(&alice)).await;
-    let home = browser
-        .get(format!("{}/", app.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let csrf = app.session_csrf(&browser).await;
     let started = Instant::now();
     let r = browser
         .patch(format!("{}/v1/decks/{deck}/slides/{first}", app.base))
-        .header("x-csrf-token", csrf_of(&home))
+        .header("x-csrf-token", csrf)
         .json(&json!({"html": "<section><h2>Edited</h2></section>"}))
         .send()
         .await
